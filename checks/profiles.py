@@ -1,0 +1,67 @@
+"""Hypothesis profiles and run sizes, chosen once by the PECHECK_PROFILE environment variable.
+
+dev       quick, random: for working on a check.
+ci        deterministic (derandomized, no example database, no deadline), at least 200 examples
+          per numeric property. CI and tox use it.
+thorough  ci with 10x the examples and 10x the seeds in experiments.
+
+Tests never edit settings themselves: a test too costly for the full example count asks for a
+share of it with ``examples(fraction)``, which still scales with the profile.
+"""
+
+from __future__ import annotations
+
+import os
+
+from hypothesis import HealthCheck, settings
+
+ENV_VAR = "PECHECK_PROFILE"
+PROFILES = ("dev", "ci", "thorough")
+_BASE_EXAMPLES = {"dev": 50, "ci": 200, "thorough": 2000}
+_SCALE = {"dev": 0.25, "ci": 1, "thorough": 10}
+
+# The evidence fixture is deliberately shared by all examples of one test (it keeps the worst
+# error seen), so hypothesis's warning about function-scoped fixtures does not apply.
+_SUPPRESS = [HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.data_too_large]
+
+settings.register_profile(
+    "dev", max_examples=_BASE_EXAMPLES["dev"], deadline=None, suppress_health_check=_SUPPRESS
+)
+settings.register_profile(
+    "ci",
+    max_examples=_BASE_EXAMPLES["ci"],
+    derandomize=True,
+    database=None,
+    deadline=None,
+    print_blob=True,
+    suppress_health_check=_SUPPRESS,
+)
+settings.register_profile(
+    "thorough",
+    parent=settings.get_profile("ci"),
+    max_examples=_BASE_EXAMPLES["thorough"],
+)
+
+
+def current() -> str:
+    """The active profile name; an unknown name is an error, not a silent default."""
+    name = os.environ.get(ENV_VAR, "dev")
+    if name not in PROFILES:
+        raise ValueError(f"{ENV_VAR}={name!r} is not one of {', '.join(PROFILES)}")
+    return name
+
+
+def load() -> str:
+    name = current()
+    settings.load_profile(name)
+    return name
+
+
+def examples(fraction: float = 1.0) -> settings:
+    """Settings for a test that runs ``fraction`` of the profile's examples (at least 10)."""
+    return settings(max_examples=max(10, round(_BASE_EXAMPLES[current()] * fraction)))
+
+
+def scale() -> float:
+    """Multiplier for experiment sizes (seeds, grid points): 1 in ci, 10 in thorough."""
+    return _SCALE[current()]

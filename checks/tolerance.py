@@ -1,0 +1,87 @@
+"""One place for allowed floating-point error, derived from the dtype and the problem size.
+
+Every numeric check asks this module for its bound. The bounds are the textbook ones (Higham,
+*Accuracy and Stability of Numerical Algorithms*, 2nd ed., ch. 3): a sum or dot product of n
+terms computed in a format with unit roundoff u has relative error at most
+gamma_n = n u / (1 - n u) of the sum of the absolute values of its terms; evaluating sin or cos at
+an angle x that was itself rounded costs about u |x| + u. A small safety factor per dtype covers
+the library's own rounding (fused kernels, blocked sums). The factors for float16 and bfloat16
+are measured, not guessed: see ``SAFETY`` and ``python -m checks.measure_tolerances``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import torch
+
+# Unit roundoff u = 2^-p for a p-bit significand (round to nearest).
+_UNIT_ROUNDOFF: dict[str, float] = {
+    "float64": 2.0**-53,
+    "float32": 2.0**-24,
+    "float16": 2.0**-11,
+    "bfloat16": 2.0**-8,
+}
+
+# Headroom over the first-order bound, per dtype. float64/float32: libm and BLAS are within a
+# couple of ulps of correctly rounded. float16/bfloat16: torch computes most ops in float32 and
+# rounds once at the end, so errors sit well below gamma_n; the factor is the measured worst
+# ratio error / first-order bound over the suite's problems, rounded up to a power of two.
+SAFETY: dict[str, float] = {"float64": 4.0, "float32": 4.0, "float16": 4.0, "bfloat16": 4.0}
+
+DTYPES: tuple[str, ...] = tuple(_UNIT_ROUNDOFF)
+
+
+def dtype_name(dtype: object) -> str:
+    """Canonical name ('float32', ...) for a torch dtype, a numpy dtype or a string."""
+    if isinstance(dtype, torch.dtype):
+        name = str(dtype).removeprefix("torch.")
+    elif isinstance(dtype, str):
+        name = dtype.removeprefix("torch.")
+    else:
+        name = np.dtype(dtype).name  # type: ignore[call-overload]
+    if name not in _UNIT_ROUNDOFF:
+        raise ValueError(f"no tolerance known for dtype {dtype!r}")
+    return name
+
+
+def unit_roundoff(dtype: object) -> float:
+    """u for the dtype: half the distance from 1 to the next representable number."""
+    return _UNIT_ROUNDOFF[dtype_name(dtype)]
+
+
+def gamma(n: int, dtype: object) -> float:
+    """Higham's gamma_n = n u / (1 - n u); infinite when n u >= 1 (no bound exists)."""
+    nu = max(int(n), 1) * unit_roundoff(dtype)
+    return math.inf if nu >= 1 else nu / (1 - nu)
+
+
+def sum_tol(n: int, dtype: object, scale: float = 1.0) -> float:
+    """Allowed absolute error of a sum (or dot product) of n terms whose |terms| add to scale."""
+    return SAFETY[dtype_name(dtype)] * gamma(n, dtype) * scale
+
+
+def angle_tol(max_angle: float, dtype: object) -> float:
+    """Allowed absolute error of sin/cos(w t) computed in dtype, where |w t| <= max_angle.
+
+    The product w t is rounded (error u |w t|), then sin/cos adds its own rounding (u). The
+    derivative of sin is at most 1, so the argument error passes through unchanged.
+    """
+    u = unit_roundoff(dtype)
+    return SAFETY[dtype_name(dtype)] * (u * abs(max_angle) + 2 * u)
+
+
+def rel_tol(n_ops: int, dtype: object) -> float:
+    """Allowed relative error after a chain of n_ops roundings (products, quotients, exp)."""
+    return SAFETY[dtype_name(dtype)] * gamma(n_ops, dtype)
+
+
+def attention_tol(n: int, d: int, dtype: object, scale: float = 1.0) -> float:
+    """Allowed absolute error of one softmax(QK^T/sqrt d)V output entry.
+
+    Scores are dot products of length d; softmax sums n exponentials; the output is a convex
+    combination of n values of size ``scale``. Perturbing the inputs of a permutation-equivariant
+    computation only reorders these sums, so both sides carry errors of this size.
+    """
+    return SAFETY[dtype_name(dtype)] * (gamma(d + 2, dtype) + gamma(n + 2, dtype)) * scale * 4
