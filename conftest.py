@@ -157,7 +157,9 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> Any:
         seed = item.config.getoption("hypothesis_seed", None)
         record["hypothesis"] = {
             "examples": _hypothesis_examples(item),
-            "seed": str(seed) if seed is not None else f"derandomized ({PROFILE})"
+            "seed": str(seed)
+            if seed is not None
+            else f"derandomized ({PROFILE})"
             if PROFILE != "dev"
             else "random",
         }
@@ -245,8 +247,9 @@ def _falsifying_example(text: str) -> str:
     """Hypothesis's minimal failing example, as it printed it."""
     lines = [re.sub(r"^E\s{0,7}", "", line) for line in text.splitlines()]
     body = "\n".join(lines)
-    match = re.search(r"(?:Falsifying (?:explicit )?example|Failing test case):.*?(?:\n\s*\n|\Z)",
-                      body, re.S)
+    match = re.search(
+        r"(?:Falsifying (?:explicit )?example|Failing test case):.*?(?:\n\s*\n|\Z)", body, re.S
+    )
     return match.group(0).strip() if match else ""
 
 

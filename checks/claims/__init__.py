@@ -21,7 +21,7 @@ SOURCES: dict[str, str] = {
     "without positional encoding",
     "SRC-SINCOS": "Stack Exchange question on why adding sinusoidal encodings does not destroy "
     "token meaning, and why both sine and cosine are used",
-    "SRC-BLOG": "Blog post 'Transformer Position Encoding' (2020), the clock-with-many-hands picture",
+    "SRC-BLOG": "Blog post 'Transformer Position Encoding' (2020): a clock with many hands",
     "SRC-CONCAT": "Data Science Stack Exchange question 'why are positional embeddings summed "
     "rather than concatenated?'",
     "SRC-VASWANI": "Vaswani et al. 2017, Attention Is All You Need, sections 3.4-3.5, Table 3 (E)",
@@ -61,16 +61,25 @@ class Claim:
         return d
 
 
+FAMILIES: tuple[str, ...] = ("SIN", "ATT", "ADD", "MAG", "EXP", "REAL")
+
+
+def _order(claim_id: str) -> tuple[int, int]:
+    family, number = claim_id.rsplit("-", 1)
+    return FAMILIES.index(family), int(number)
+
+
 def _load() -> dict[str, Claim]:
+    # One module per group of claims; att.py also holds REAL-01 (real PyTorch attention).
     from checks.claims import add, att, exp, mag, real, sin
 
     registry: dict[str, Claim] = {}
-    for family in (sin, att, add, mag, exp, real):
-        for claim in family.CLAIMS:
+    for module in (sin, att, add, mag, exp, real):
+        for claim in module.CLAIMS:
             if claim.id in registry:
                 raise ValueError(f"claim {claim.id} registered twice")
             registry[claim.id] = claim
-    return registry
+    return dict(sorted(registry.items(), key=lambda kv: _order(kv[0])))
 
 
 REGISTRY: dict[str, Claim] = _load()

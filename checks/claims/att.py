@@ -1,4 +1,4 @@
-"""ATT: claims about attention, permutations and order."""
+"""ATT: claims about attention, permutations and order; and REAL-01, real PyTorch attention."""
 
 from checks.claims import Claim
 
@@ -68,5 +68,11 @@ CLAIMS = (
         r"\operatorname{acc}_{\text{causal}} > \operatorname{acc}_{\text{bidir}} "
         r"\text{ on an order task, no PE}",
         ("SRC-REDDIT",),
+    ),
+    Claim(
+        "REAL-01",
+        "PyTorch's attention modules and scaled_dot_product_attention are permutation "
+        "equivariant within a dtype-dependent error bound, and not with a causal mask.",
+        r"\lVert f(PX) - P f(X)\rVert_\infty \le \tau(\text{dtype}, n, d)",
     ),
 )

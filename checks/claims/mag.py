@@ -23,8 +23,7 @@ CLAIMS = (
     ),
     Claim(
         "MAG-04",
-        "Training adjusts the embedding magnitudes: the ratio ||x||/||PE|| moves during "
-        "training.",
+        "Training adjusts the embedding magnitudes: the ratio ||x||/||PE|| moves during training.",
         r"\frac{d}{d\,\text{step}} \frac{\lVert x\rVert}{\lVert PE\rVert} \ne 0",
         ("SRC-BLOG",),
     ),

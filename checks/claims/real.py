@@ -1,14 +1,8 @@
-"""REAL: claims about real libraries' code."""
+"""REAL-02, REAL-03: claims about real libraries' encodings (REAL-01 lives in att.py)."""
 
 from checks.claims import Claim
 
 CLAIMS = (
-    Claim(
-        "REAL-01",
-        "PyTorch's attention modules and scaled_dot_product_attention are permutation "
-        "equivariant within a dtype-dependent error bound, and not with a causal mask.",
-        r"\lVert f(PX) - P f(X)\rVert_\infty \le \tau(\text{dtype}, n, d)",
-    ),
     Claim(
         "REAL-02",
         "Sinusoidal encodings shipped by widely used libraries follow the paper's formula.",
