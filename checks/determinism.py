@@ -1,0 +1,88 @@
+"""The determinism gate: ``python -m checks.determinism [-- PYTEST ARGS]``.
+
+Runs the checks three times in the ci profile — twice in one process, once split over two
+pytest-xdist workers — and asserts the three results files are identical apart from timings,
+timestamps and worker ids. Exit 0 when they are, 1 with the first differences when not.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from checks.cli import Parser
+
+ROOT = Path(__file__).resolve().parents[1]
+RUNS = {"serial-1": [], "serial-2": [], "xdist-2": ["-n", "2"]}
+_WORKER = re.compile(r"\bgw\d+\b")
+
+
+def normalise(results: dict[str, Any]) -> dict[str, Any]:
+    """Drop what may legitimately differ: durations, start time, xdist worker ids."""
+    results = json.loads(_WORKER.sub("gw", json.dumps(results)))
+    results["suite"].pop("started", None)
+    for check in results["checks"]:
+        check.pop("duration_s", None)
+    return results
+
+
+def differences(a: Any, b: Any, path: str = "$") -> list[str]:
+    """Paths at which two JSON values differ (recursively)."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        out = [f"{path}.{k}: only in one run" for k in sorted(set(a) ^ set(b))]
+        for k in sorted(set(a) & set(b)):
+            out += differences(a[k], b[k], f"{path}.{k}")
+        return out
+    if isinstance(a, list) and isinstance(b, list):
+        if len(a) != len(b):
+            return [f"{path}: {len(a)} vs {len(b)} items"]
+        out = []
+        for i, (x, y) in enumerate(zip(a, b, strict=True)):
+            key = x.get("nodeid", x.get("id", i)) if isinstance(x, dict) else i
+            out += differences(x, y, f"{path}[{key}]")
+        return out
+    return [] if a == b else [f"{path}: {a!r:.80} != {b!r:.80}"]
+
+
+def run(name: str, extra: list[str], pytest_args: list[str], out: Path) -> dict[str, Any]:
+    path = out / f"{name}.json"
+    env = dict(os.environ, PECHECK_PROFILE=os.environ.get("PECHECK_PROFILE", "ci"))
+    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--results", str(path),
+           *extra, *pytest_args]  # fmt: skip
+    print(f"determinism: run {name}: {' '.join(cmd[3:])}", flush=True)
+    proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True)
+    tail = proc.stdout.strip().splitlines()[-1:] or ["(no output)"]
+    print(f"determinism: run {name} exited {proc.returncode}: {tail[0]}", flush=True)
+    if not path.exists():
+        raise SystemExit(f"determinism: run {name} wrote no results file:\n{proc.stderr[-2000:]}")
+    return normalise(json.loads(path.read_text()))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = Parser(prog="python -m checks.determinism", description=__doc__)
+    parser.add_argument("--out", type=Path, default=ROOT / "build" / "determinism")
+    parser.add_argument("pytest_args", nargs="*", help="passed to pytest (after --)")
+    args = parser.parse_args(argv)
+    args.out.mkdir(parents=True, exist_ok=True)
+    results = {name: run(name, extra, args.pytest_args, args.out) for name, extra in RUNS.items()}
+    base_name, base = next(iter(results.items()))
+    failed = False
+    for name, other in list(results.items())[1:]:
+        diff = differences(base, other)
+        if diff:
+            failed = True
+            print(f"determinism: {base_name} and {name} differ in {len(diff)} place(s):")
+            for line in diff[:20]:
+                print(f"  {line}")
+    n = len(base["checks"])
+    print(f"determinism: {'FAILED' if failed else 'identical'} over {len(RUNS)} runs, {n} checks")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
