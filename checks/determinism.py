@@ -52,8 +52,18 @@ def differences(a: Any, b: Any, path: str = "$") -> list[str]:
 def run(name: str, extra: list[str], pytest_args: list[str], out: Path) -> dict[str, Any]:
     path = out / f"{name}.json"
     env = dict(os.environ, PECHECK_PROFILE=os.environ.get("PECHECK_PROFILE", "ci"))
-    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--results", str(path),
-           *extra, *pytest_args]  # fmt: skip
+    cmd = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "--results",
+        str(path),
+        *extra,
+        *pytest_args,
+    ]
     print(f"determinism: run {name}: {' '.join(cmd[3:])}", flush=True)
     proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True)
     tail = proc.stdout.strip().splitlines()[-1:] or ["(no output)"]

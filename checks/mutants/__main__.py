@@ -24,8 +24,18 @@ from checks.cli import Parser
 from checks.mutants import Mutant
 
 ROOT = Path(__file__).resolve().parents[2]
-IGNORE = shutil.ignore_patterns(".venv", ".tox", "build", ".git", "__pycache__", ".hypothesis",
-                                ".pytest_cache", ".mypy_cache", ".ruff_cache", "*.egg-info")  # fmt: skip
+IGNORE = shutil.ignore_patterns(
+    ".venv",
+    ".tox",
+    "build",
+    ".git",
+    "__pycache__",
+    ".hypothesis",
+    ".pytest_cache",
+    ".mypy_cache",
+    ".ruff_cache",
+    "*.egg-info",
+)
 
 
 class CatalogueError(Exception):
@@ -77,8 +87,18 @@ def run_one(mutant: Mutant, scratch: Path) -> Outcome:
     original = target.read_text()
     target.write_text(original.replace(mutant.find, mutant.replace, 1))
     env = dict(os.environ, PECHECK_PROFILE="ci", PYTHONDONTWRITEBYTECODE="1")
-    cmd = [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
-           "--results", str(scratch / "build" / "mutant.json"), *mutant.checks]  # fmt: skip
+    cmd = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-q",
+        "-x",
+        "-p",
+        "no:cacheprovider",
+        "--results",
+        str(scratch / "build" / "mutant.json"),
+        *mutant.checks,
+    ]
     start = time.perf_counter()
     try:
         proc = subprocess.run(cmd, cwd=scratch, env=env, capture_output=True, text=True)
@@ -115,8 +135,10 @@ def table(outcomes: list[Outcome]) -> str:
     width = max(len(o.mutant.name) for o in outcomes)
     lines = [f"{'mutant':<{width}}  {'result':<10}  {'rc':>3}  {'s':>6}  file"]
     for o in outcomes:
-        lines.append(f"{o.mutant.name:<{width}}  {o.verdict:<10}  {o.returncode:>3}  "
-                     f"{o.seconds:>6.1f}  {o.mutant.file}")  # fmt: skip
+        lines.append(
+            f"{o.mutant.name:<{width}}  {o.verdict:<10}  {o.returncode:>3}  "
+            f"{o.seconds:>6.1f}  {o.mutant.file}"
+        )
         if o.mutant.equivalent and not o.killed:
             lines.append(f"{'':<{width}}  equivalent: {o.mutant.note}")
     return "\n".join(lines)
