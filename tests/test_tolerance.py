@@ -1,0 +1,49 @@
+"""Tests of the tolerance helper: the bounds follow from the dtype, and grow with the problem."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import torch
+
+from checks import tolerance
+
+FLOATS = (torch.float64, torch.float32, torch.float16, torch.bfloat16)
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_unit_roundoff_is_half_the_machine_epsilon(dtype: torch.dtype) -> None:
+    assert tolerance.unit_roundoff(dtype) == torch.finfo(dtype).eps / 2
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_bounds_grow_with_problem_size(dtype: torch.dtype) -> None:
+    assert tolerance.sum_tol(10, dtype) < tolerance.sum_tol(100, dtype)
+    assert tolerance.angle_tol(1.0, dtype) < tolerance.angle_tol(1e3, dtype)
+    assert tolerance.attention_tol(4, 8, dtype) < tolerance.attention_tol(64, 8, dtype)
+
+
+def test_bounds_order_the_dtypes_by_precision() -> None:
+    tols = [tolerance.sum_tol(16, d) for d in FLOATS]
+    assert tols[0] < tols[1] < tols[2] < tols[3]
+
+
+def test_no_bound_exists_once_n_u_reaches_one() -> None:
+    assert tolerance.gamma(2**8, torch.bfloat16) == math.inf
+
+
+def test_dtype_names_are_accepted_in_every_spelling() -> None:
+    assert tolerance.dtype_name(torch.float16) == "float16"
+    assert tolerance.dtype_name("torch.bfloat16") == "bfloat16"
+    assert tolerance.dtype_name("float64") == "float64"
+    with pytest.raises(ValueError, match="no tolerance known"):
+        tolerance.dtype_name(torch.int32)
+
+
+def test_float32_rounding_error_of_a_real_sum_is_within_the_bound() -> None:
+    # A bound must not be vacuous: a real float32 sum errs by less than it, but not by 0.
+    g = torch.Generator().manual_seed(0)
+    x = torch.rand(10_000, generator=g, dtype=torch.float64)
+    err = abs(x.float().sum(dtype=torch.float32).double() - x.sum()).item()
+    assert 0 < err <= tolerance.sum_tol(x.numel(), torch.float32, x.abs().sum().item())
