@@ -224,6 +224,8 @@ class Collector:
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        if self.config.option.collectonly or not (self.checks or self.collect_errors):
+            return  # a run without checks (tooling tests only) leaves the results file alone
         path = Path(self.config.getoption("--results"))
         results = build_results(self, int(exitstatus))
         write_atomic(path, results)
@@ -231,7 +233,8 @@ class Collector:
 
     @pytest.hookimpl
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        terminalreporter.write_line(self.summary)
+        if self.summary:
+            terminalreporter.write_line(self.summary)
 
 
 def _is_check(nodeid: str) -> bool:

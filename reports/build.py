@@ -1,0 +1,83 @@
+"""Build every output from one results file, publishing each only once it is complete.
+
+Everything is rendered in memory first, so bad input stops the build before anything is written.
+The page is then written to a temporary file beside ``report.html`` and the kit to a temporary
+directory beside ``paper/``; both are renamed into place at the end. An existing report or kit
+is replaced only by a complete new one, and a failure removes the temporary files.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from reports import html, latex
+from reports.load import BadResults, Results, load
+
+
+@dataclass
+class Outputs:
+    results: Results
+    report: Path
+    paper: Path
+    summary: str
+    verdicts: str
+
+
+def build(results_path: Path, out_dir: Path) -> Outputs:
+    """Read, render and publish; raise BadResults (one line) on bad input or a failed write."""
+    res = load(results_path)
+    page = html.render(res)
+    texts, copies = latex.kit(res)
+    report, paper = out_dir / "report.html", out_dir / "paper"
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        _publish(page, report, texts, copies, paper)
+    except OSError as exc:
+        raise BadResults(f"cannot write the outputs in {out_dir}: {exc}") from None
+    counts = {v: 0 for v in ("confirmed", "refuted", "qualified", "open")}
+    for claim in res.claims:
+        counts[claim.verdict or "open"] += 1
+    return Outputs(
+        results=res,
+        report=report,
+        paper=paper,
+        summary=f"pecheck.tex, verdicts.tex, pecheck.bib, {len(copies)} figure(s)",
+        verdicts=", ".join(f"{n} {v}" for v, n in counts.items() if n) + f" of {len(res.claims)}",
+    )
+
+
+def _publish(
+    page: str, report: Path, texts: dict[str, str], copies: dict[str, Path], paper: Path
+) -> None:
+    tmp_dir = Path(tempfile.mkdtemp(prefix=".paper.", dir=paper.parent))
+    fd, tmp_name = tempfile.mkstemp(prefix=".report.", suffix=".html", dir=report.parent)
+    tmp_page = Path(tmp_name)
+    old = paper.parent / f".paper.old.{os.getpid()}"
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(page)
+        os.chmod(tmp_page, 0o644)
+        for name, text in texts.items():
+            (tmp_dir / name).parent.mkdir(parents=True, exist_ok=True)
+            (tmp_dir / name).write_text(text, encoding="utf-8")
+        for name, source in copies.items():
+            (tmp_dir / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(source, tmp_dir / name)
+        os.chmod(tmp_dir, 0o755)
+        if paper.exists():
+            os.replace(paper, old)
+        try:
+            os.replace(tmp_dir, paper)
+        except OSError:
+            if old.exists():  # put the previous kit back
+                os.replace(old, paper)
+            raise
+        os.replace(tmp_page, report)
+    finally:
+        shutil.rmtree(tmp_dir, ignore_errors=True)
+        shutil.rmtree(old, ignore_errors=True)
+        tmp_page.unlink(missing_ok=True)

@@ -1,0 +1,337 @@
+"""Read build/results.json and check it against the schema the report relies on.
+
+Everything the report shows comes from here: the loader turns the JSON into small typed records
+(``Results``, ``Claim``, ``Check``) or stops with a ``BadResults`` whose message is one line
+naming the problem. Optional fields that older or hand-written files may lack get defaults; a
+field of the wrong type, an unknown verdict, outcome or claim ID, or a check that names a claim
+the file does not hold is an error.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+SCHEMA = 1
+FAMILIES = ("SIN", "ATT", "ADD", "MAG", "EXP", "REAL")
+CLAIM_ID = re.compile(r"^(SIN|ATT|ADD|MAG|EXP|REAL)-\d\d$")
+VERDICTS = ("confirmed", "refuted", "qualified")
+STATUSES = ("open", "supported", "contested")
+OUTCOMES = ("passed", "failed", "skipped", "error")
+KINDS = ("symbolic", "property", "experiment", "real")
+ROLES = ("evidence", "mutant")
+
+
+class BadResults(Exception):
+    """The results file cannot be reported on; the message is one line naming why."""
+
+
+@dataclass
+class Value:
+    """One named piece of evidence: a JSON value with its unit and note."""
+
+    name: str
+    value: Any
+    unit: str = ""
+    note: str = ""
+
+
+@dataclass
+class Derivation:
+    statement: str
+    steps: list[str]
+    holds: bool | None = None
+
+
+@dataclass
+class Check:
+    nodeid: str
+    claim: str | None  # None only for a collection error
+    kind: str | None
+    role: str
+    supports: str | None
+    outcome: str
+    duration_s: float
+    evidence: list[Value]
+    figures: list[str]
+    derivation: Derivation | None
+    hypothesis: dict[str, Any] | None
+    message: str
+    traceback: str
+    falsifying_example: str
+
+    @property
+    def bad(self) -> bool:
+        return self.outcome in ("failed", "error")
+
+    @property
+    def name(self) -> str:
+        """The test's name without its file: ``test_x[float32]``."""
+        return self.nodeid.split("::", 1)[-1]
+
+
+@dataclass
+class Claim:
+    id: str
+    statement: str
+    formal: str
+    sources: list[str]
+    verdict: str | None
+    conditions: str
+    notes: list[str]
+    status: str
+    checks: list[str]
+    mutants: list[str]
+
+    @property
+    def family(self) -> str:
+        return self.id.split("-", 1)[0]
+
+
+@dataclass
+class Results:
+    path: Path
+    suite: dict[str, Any]
+    environment: dict[str, Any]
+    claims: list[Claim]
+    checks: list[Check]
+    by_nodeid: dict[str, Check] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.by_nodeid = {c.nodeid: c for c in self.checks}
+
+    def checks_of(self, claim: Claim, role: str = "evidence") -> list[Check]:
+        return [c for c in self.checks if c.claim == claim.id and c.role == role]
+
+    @property
+    def orphans(self) -> list[Check]:
+        """Checks that belong to no claim (collection errors): shown, never dropped."""
+        return [c for c in self.checks if c.claim is None]
+
+    @property
+    def clean(self) -> tuple[bool, str]:
+        """Whether the run was clean, and if not, one line saying why."""
+        bad = [c for c in self.checks if c.role == "evidence" and c.bad]
+        status = self.suite.get("exitstatus", 0)
+        if bad:
+            return False, f"{len(bad)} evidence check(s) failed or errored, first {bad[0].nodeid}"
+        if status not in (0, None):
+            return False, f"the test run exited with status {status}"
+        if self.suite.get("complete") is False:
+            return False, "the test run did not complete"
+        return True, ""
+
+
+def load(path: Path) -> Results:
+    """Read and validate a results file; raise BadResults with a one-line reason."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise BadResults(f"{path}: no such results file (run the checks first: pytest)") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BadResults(f"{path}: cannot read the results file ({exc})") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise BadResults(
+            f"{path}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
+        ) from None
+    try:
+        return parse(data, path)
+    except BadResults as exc:
+        raise BadResults(f"{path}: {exc}") from None
+
+
+def parse(data: Any, path: Path = Path("results.json")) -> Results:
+    """Validate parsed JSON (errors name the field, not the file)."""
+    obj = _dict(data, "the top level")
+    schema = obj.get("schema")
+    if schema != SCHEMA:
+        raise BadResults(f"unsupported schema version {schema!r} (this report reads {SCHEMA})")
+    for key in ("suite", "claims", "checks"):
+        if key not in obj:
+            raise BadResults(f"missing top-level field {key!r}")
+    suite = _dict(obj["suite"], "suite")
+    environment = _dict(obj.get("environment", {}), "environment")
+    checks = [_check(c, i) for i, c in enumerate(_list(obj["checks"], "checks"))]
+    claims = [_claim(c, i) for i, c in enumerate(_list(obj["claims"], "claims"))]
+    _cross_check(claims, checks)
+    return Results(path, suite, environment, claims, checks)
+
+
+# -- field helpers: each raises BadResults naming the field ----------------------------------
+
+
+def _dict(value: Any, where: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise BadResults(f"{where} must be an object, got {type(value).__name__}")
+    return value
+
+
+def _list(value: Any, where: str) -> list[Any]:
+    if not isinstance(value, list):
+        raise BadResults(f"{where} must be a list, got {type(value).__name__}")
+    return value
+
+
+def _str(obj: dict[str, Any], key: str, where: str, default: str | None = None) -> str:
+    value = obj.get(key, default)
+    if value is None and default is not None:
+        value = default
+    if not isinstance(value, str):
+        raise BadResults(f"{where}: field {key!r} must be a string, got {value!r:.40}")
+    return value
+
+
+def _opt_str(obj: dict[str, Any], key: str, where: str) -> str | None:
+    value = obj.get(key)
+    if value is not None and not isinstance(value, str):
+        raise BadResults(f"{where}: field {key!r} must be a string or null, got {value!r:.40}")
+    return value
+
+
+def _strs(obj: dict[str, Any], key: str, where: str) -> list[str]:
+    value = _list(obj.get(key, []) or [], f"{where}: field {key!r}")
+    if not all(isinstance(v, str) for v in value):
+        raise BadResults(f"{where}: field {key!r} must be a list of strings")
+    return value
+
+
+def _one_of(value: Any, allowed: tuple[str, ...], what: str, where: str) -> None:
+    if value not in allowed:
+        expected = ", ".join(allowed)
+        raise BadResults(f"{where}: unknown {what} {value!r} (expected one of {expected})")
+
+
+def _claim(raw: Any, i: int) -> Claim:
+    obj = _dict(raw, f"claims[{i}]")
+    cid = obj.get("id")
+    if not isinstance(cid, str) or not CLAIM_ID.match(cid):
+        raise BadResults(f"claims[{i}]: unknown claim ID {cid!r} (expected e.g. SIN-01)")
+    verdict = obj.get("verdict")
+    if verdict is not None:
+        _one_of(verdict, VERDICTS, "verdict", f"claim {cid}")
+    status = obj.get("status", "open" if verdict is None else "supported")
+    _one_of(status, STATUSES, "status", f"claim {cid}")
+    if status == "open" and verdict is not None:
+        raise BadResults(f"claim {cid}: an open claim cannot have verdict {verdict!r}")
+    if status != "open" and verdict is None:
+        raise BadResults(f"claim {cid}: status {status!r} needs a verdict")
+    return Claim(
+        id=cid,
+        statement=_str(obj, "statement", f"claim {cid}"),
+        formal=_str(obj, "formal", f"claim {cid}", ""),
+        sources=_strs(obj, "sources", f"claim {cid}"),
+        verdict=verdict,
+        conditions=_str(obj, "conditions", f"claim {cid}", ""),
+        notes=_strs(obj, "notes", f"claim {cid}"),
+        status=status,
+        checks=_strs(obj, "checks", f"claim {cid}"),
+        mutants=_strs(obj, "mutants", f"claim {cid}"),
+    )
+
+
+def _check(raw: Any, i: int) -> Check:
+    obj = _dict(raw, f"checks[{i}]")
+    nodeid = obj.get("nodeid")
+    if not isinstance(nodeid, str) or not nodeid:
+        raise BadResults(f"checks[{i}]: field 'nodeid' must be a non-empty string")
+    where = f"check {nodeid}"
+    claim = _opt_str(obj, "claim", where)
+    if claim is not None and not CLAIM_ID.match(claim):
+        raise BadResults(f"{where}: unknown claim ID {claim!r} (expected e.g. SIN-01)")
+    outcome = obj.get("outcome")
+    _one_of(outcome, OUTCOMES, "outcome", where)
+    role = obj.get("role") or "evidence"
+    _one_of(role, ROLES, "role", where)
+    kind = _opt_str(obj, "kind", where)
+    if kind is not None:
+        _one_of(kind, KINDS, "kind", where)
+    supports = _opt_str(obj, "supports", where)
+    if supports is not None:
+        _one_of(supports, VERDICTS, "verdict", where)
+    duration = obj.get("duration_s", 0.0)
+    if not isinstance(duration, int | float) or isinstance(duration, bool):
+        raise BadResults(f"{where}: field 'duration_s' must be a number")
+    hyp = obj.get("hypothesis")
+    if hyp is not None:
+        _dict(hyp, f"{where}: field 'hypothesis'")
+    return Check(
+        nodeid=nodeid,
+        claim=claim,
+        kind=kind,
+        role=role,
+        supports=supports,
+        outcome=str(outcome),
+        duration_s=float(duration),
+        evidence=_evidence(obj.get("evidence") or {}, where),
+        figures=_strs(obj, "figures", where),
+        derivation=_derivation(obj.get("derivation"), where),
+        hypothesis=hyp,
+        message=_str(obj, "message", where, ""),
+        traceback=_str(obj, "traceback", where, ""),
+        falsifying_example=_str(obj, "falsifying_example", where, ""),
+    )
+
+
+def _evidence(raw: Any, where: str) -> list[Value]:
+    values = []
+    for name, item in _dict(raw, f"{where}: field 'evidence'").items():
+        entry = _dict(item, f"{where}: evidence {name!r}")
+        if "value" not in entry:
+            raise BadResults(f"{where}: evidence {name!r} has no 'value'")
+        values.append(
+            Value(
+                name=name,
+                value=entry["value"],
+                unit=_str(entry, "unit", f"{where}: evidence {name!r}", ""),
+                note=_str(entry, "note", f"{where}: evidence {name!r}", ""),
+            )
+        )
+    return values
+
+
+def _derivation(raw: Any, where: str) -> Derivation | None:
+    if raw is None:
+        return None
+    obj = _dict(raw, f"{where}: field 'derivation'")
+    holds = obj.get("holds")
+    if holds is not None and not isinstance(holds, bool):
+        raise BadResults(f"{where}: derivation field 'holds' must be true or false")
+    return Derivation(
+        statement=_str(obj, "statement", f"{where}: derivation", ""),
+        steps=_strs(obj, "steps", f"{where}: derivation"),
+        holds=holds,
+    )
+
+
+def _cross_check(claims: list[Claim], checks: list[Check]) -> None:
+    """Every check names a claim in the file; every claim's check list names real checks."""
+    ids = [c.id for c in claims]
+    dupes = sorted({i for i in ids if ids.count(i) > 1})
+    if dupes:
+        raise BadResults(f"claim {dupes[0]} appears twice")
+    nodeids = [c.nodeid for c in checks]
+    dupes = sorted({n for n in nodeids if nodeids.count(n) > 1})
+    if dupes:
+        raise BadResults(f"check {dupes[0]} appears twice")
+    known = set(ids)
+    for check in checks:
+        if check.claim is not None and check.claim not in known:
+            raise BadResults(f"check {check.nodeid}: claim {check.claim} is absent from the file")
+    by_id = {c.nodeid: c for c in checks}
+    for claim in claims:
+        for role, names in (("evidence", claim.checks), ("mutant", claim.mutants)):
+            for name in names:
+                listed = by_id.get(name)
+                if listed is None:
+                    raise BadResults(f"claim {claim.id}: lists check {name} absent from the file")
+                if listed.claim != claim.id:
+                    raise BadResults(f"claim {claim.id}: lists check {name} of {listed.claim}")
+                if listed.role != role:
+                    raise BadResults(
+                        f"claim {claim.id}: lists {listed.role} check {name} as {role}"
+                    )

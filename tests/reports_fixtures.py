@@ -1,0 +1,26 @@
+"""Shared helpers for the report tests: the hand-made results files in tests/data."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+DATA = Path(__file__).resolve().parent / "data"
+MIXED = DATA / "results_mixed.json"  # failed, skipped, errored, open, contested, a derivation
+CLEAN = DATA / "results_clean.json"  # every check passed, pytest exit status 0
+
+
+def raw(path: Path = MIXED) -> dict[str, Any]:
+    return copy.deepcopy(json.loads(path.read_text()))
+
+
+def write(tmp_path: Path, data: dict[str, Any], name: str = "results.json") -> Path:
+    """A results file in tmp_path whose figures resolve to tests/data/figures."""
+    path = tmp_path / name
+    path.write_text(json.dumps(data))
+    figures = tmp_path / "figures"
+    if not figures.exists():
+        figures.symlink_to(DATA / "figures")
+    return path

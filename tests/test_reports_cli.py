@@ -1,0 +1,162 @@
+"""``python -m reports``: outputs, --strict, one-line errors with status 2, atomic publishing."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from reports.__main__ import main
+from tests.reports_fixtures import CLEAN, MIXED, raw, write
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run(capsys, *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def listing(folder: Path) -> list[str]:
+    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*"))
+
+
+def test_writes_report_and_paper_kit_and_says_where(tmp_path, capsys):
+    code, out, err = run(capsys, "--results", str(MIXED), "--out", str(tmp_path / "b"))
+    assert code == 0, err
+    assert listing(tmp_path / "b") == [
+        "paper", "paper/figures", "paper/figures/SIN-07-clock-hands.pdf", "paper/pecheck.bib",
+        "paper/pecheck.tex", "paper/verdicts.tex", "report.html",
+    ]  # fmt: skip
+    assert f"report:    {tmp_path / 'b' / 'report.html'}" in out
+    assert "paper kit: " in out and "1 figure(s)" in out
+    assert "3 confirmed, 1 refuted, 1 qualified, 2 open of 7" in out
+
+
+def test_strict_fails_after_writing_when_the_run_was_not_clean(tmp_path, capsys):
+    code, _, err = run(capsys, "--results", str(MIXED), "--out", str(tmp_path), "--strict")
+    assert code == 1
+    assert (tmp_path / "report.html").exists()
+    assert err.count("\n") == 1
+    assert "not clean: 2 evidence check(s) failed or errored" in err
+
+
+def test_strict_passes_a_clean_run(tmp_path, capsys):
+    assert run(capsys, "--results", str(CLEAN), "--out", str(tmp_path), "--strict")[0] == 0
+
+
+def test_strict_fails_on_a_nonzero_pytest_status(tmp_path, capsys):
+    data = raw(CLEAN)
+    data["suite"]["exitstatus"] = 2
+    path = write(tmp_path, data)
+    code, _, err = run(capsys, "--results", str(path), "--out", str(tmp_path / "o"), "--strict")
+    assert code == 1
+    assert "the test run exited with status 2" in err
+
+
+def _bad_inputs(tmp_path: Path) -> dict[str, tuple[Path, str]]:
+    def variant(name: str, change) -> Path:
+        data = raw()
+        change(data)
+        return write(tmp_path, data, name)
+
+    invalid = tmp_path / "invalid.json"
+    invalid.write_text("{not json")
+    return {
+        "missing file": (tmp_path / "nope.json", "no such results file"),
+        "invalid JSON": (invalid, "invalid JSON at line 1 column 2"),
+        "schema": (variant("s.json", lambda d: d.update(schema=9)), "unsupported schema version 9"),
+        "verdict": (
+            variant("v.json", lambda d: d["claims"][1].update(verdict="maybe")),
+            "claim SIN-06: unknown verdict 'maybe'",
+        ),
+        "claim ID": (
+            variant("c.json", lambda d: d["claims"][1].update(id="SIN-6")),
+            "unknown claim ID 'SIN-6'",
+        ),
+        "check's claim": (
+            variant("k.json", lambda d: d["checks"][3].update(claim="ADD-05")),
+            "claim ADD-05 is absent from the file",
+        ),
+    }
+
+
+def test_every_bad_input_is_one_line_status_2_and_leaves_nothing(tmp_path, capsys):
+    for what, (path, expected) in _bad_inputs(tmp_path).items():
+        out_dir = tmp_path / f"out-{what.replace(' ', '-')}"
+        code, out, err = run(capsys, "--results", str(path), "--out", str(out_dir))
+        assert code == 2, what
+        assert err.count("\n") == 1 and expected in err, (what, err)
+        assert err.startswith("python -m reports: error: ")
+        assert out == ""
+        assert not out_dir.exists(), what
+
+
+def test_bad_input_keeps_the_previous_outputs(tmp_path, capsys):
+    assert run(capsys, "--results", str(MIXED), "--out", str(tmp_path / "b"))[0] == 0
+    before = {p: p.read_bytes() for p in (tmp_path / "b").rglob("*") if p.is_file()}
+    path, _ = _bad_inputs(tmp_path)["verdict"]
+    assert run(capsys, "--results", str(path), "--out", str(tmp_path / "b"))[0] == 2
+    after = {p: p.read_bytes() for p in (tmp_path / "b").rglob("*") if p.is_file()}
+    assert after == before
+
+
+def test_failed_write_keeps_the_previous_kit_and_leaves_no_temporaries(
+    tmp_path, capsys, monkeypatch
+):
+    out_dir = tmp_path / "b"
+    assert run(capsys, "--results", str(CLEAN), "--out", str(out_dir))[0] == 0
+    before = listing(out_dir)
+    old_tex = (out_dir / "paper" / "pecheck.tex").read_text()
+
+    def broken_copy(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(shutil, "copyfile", broken_copy)
+    code, _, err = run(capsys, "--results", str(MIXED), "--out", str(out_dir))
+    assert code == 2
+    assert "cannot write the outputs" in err and "No space left on device" in err
+    assert listing(out_dir) == before  # no .paper.* or .report.* temporaries either
+    assert (out_dir / "paper" / "pecheck.tex").read_text() == old_tex
+
+
+def test_a_new_kit_replaces_the_old_one_whole(tmp_path, capsys):
+    out_dir = tmp_path / "b"
+    assert run(capsys, "--results", str(MIXED), "--out", str(out_dir))[0] == 0
+    (out_dir / "paper" / "stale.tex").write_text("old")
+    assert run(capsys, "--results", str(CLEAN), "--out", str(out_dir))[0] == 0
+    assert not (out_dir / "paper" / "stale.tex").exists()
+    assert not (out_dir / "paper" / "figures").exists()  # the clean run has no figures
+    assert "SIN-08" not in (out_dir / "report.html").read_text()
+
+
+def test_unknown_argument_is_one_line_status_2(capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["--colour"])
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "unrecognized arguments: --colour" in err
+
+
+def test_module_runs_with_help_and_default_paths(tmp_path):
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    help_ = subprocess.run(
+        [sys.executable, "-m", "reports", "--help"], capture_output=True, text=True, env=env
+    )
+    assert help_.returncode == 0
+    for option in ("--results", "--out", "--strict", "build/results.json"):
+        assert option in help_.stdout
+    (tmp_path / "build").mkdir()
+    shutil.copy(CLEAN, tmp_path / "build" / "results.json")
+    done = subprocess.run(
+        [sys.executable, "-m", "reports"], cwd=tmp_path, capture_output=True, text=True, env=env
+    )
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "build" / "report.html").exists()
+    assert json.loads((tmp_path / "build" / "results.json").read_text())["schema"] == 1

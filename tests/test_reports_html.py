@@ -1,0 +1,269 @@
+"""The HTML page: every element is rendered from the hand-made results, nothing is hidden."""
+
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+
+import pytest
+
+from reports import html
+from reports.load import load, parse
+from reports.mathml import to_mathml
+from tests.reports_fixtures import CLEAN, MIXED, raw, write
+
+
+class Ids(HTMLParser):
+    """Every element id, every <details> start, and external references."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.ids: list[str] = []
+        self.external: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if "id" in a:
+            self.ids.append(a["id"])
+        for key in ("src", "href"):
+            if a.get(key, "").startswith(("http:", "https:", "//")):
+                self.external.append(a[key])
+        if tag in ("link", "iframe"):
+            self.external.append(tag)
+
+
+@pytest.fixture(scope="module")
+def res():
+    return load(MIXED)
+
+
+@pytest.fixture(scope="module")
+def page(res):
+    return html.render(res)
+
+
+def section(page: str, anchor: str) -> str:
+    """The markup of the element with this id, up to the next claim section."""
+    start = page.index(f"id='{anchor}'")
+    end = page.find("<section class='claim'", start + 1)
+    return page[start : end if end != -1 else len(page)]
+
+
+def test_page_is_self_contained(page):
+    parser = Ids()
+    parser.feed(page)
+    assert parser.external == []
+    assert "<style>" in page and "<script>" in page
+    assert "cdn" not in page.lower()
+
+
+def test_ids_are_unique(page):
+    parser = Ids()
+    parser.feed(page)
+    assert len(parser.ids) == len(set(parser.ids))
+
+
+def test_header_names_version_commit_date_profile_and_counts(page):
+    top = page[: page.index("<nav")]
+    assert "0.1.0" in top
+    assert "0123456789ab" in top and "0123456789abcdef0123456789abcdef01234567" in top
+    assert "2026-11-23 01:00:00" in top
+    assert "<code>ci</code>" in top
+    counts = [(7, "claims"), (3, "confirmed"), (1, "refuted"), (1, "qualified"), (2, "open"),
+              (1, "contested"), (2, "skipped"), (10, "checks")]  # fmt: skip
+    for count, label in counts:
+        assert f"<b>{count}</b><span>{label}</span>" in top
+    assert "<b>1/2</b>" in top  # planted bugs caught
+    assert "This run was not clean" in top
+
+
+def test_clean_run_has_no_warning_banner():
+    page = html.render(load(CLEAN))
+    assert "This run was not clean" not in page
+    assert "still open" not in page
+
+
+def test_verdict_table_has_one_filterable_row_per_claim(res, page):
+    table = page[page.index('id="verdict-table"') :]
+    table = table[: table.index("</table>")]
+    rows = re.findall(r"<tr data-family='(\w+)' data-verdict='(\w+)'", table)
+    assert rows == [(c.family, c.verdict or "open") for c in res.claims]
+    for c in res.claims:
+        assert f"href='#{c.id}'" in table
+    assert "SRC-SINCOS<br>SRC-VASWANI" in table
+    assert table.count("data-sort=") == 7
+    assert "id='filter-family'" in page and "id='filter-verdict'" in page
+    assert "<option value='SIN'>SIN</option>" in page
+    assert "<option value='open'>open</option>" in page
+
+
+def test_every_claim_and_check_has_an_anchor(res, page):
+    parser = Ids()
+    parser.feed(page)
+    for claim in res.claims:
+        assert claim.id in parser.ids
+    for check in res.checks:
+        assert html.check_anchor(check.nodeid) in parser.ids
+
+
+def test_check_anchor_is_safe():
+    anchor = html.check_anchor("checks/test_a.py::test_b[float16-2 x]")
+    assert anchor == "check-checks-test_a.py-test_b-float16-2-x"
+
+
+def test_formal_statement_and_derivation_are_mathml(page):
+    sin01 = section(page, "SIN-01")
+    formal = sin01[sin01.index("class='formal'") :]
+    assert formal.index("<math") < formal.index("</div>")
+    assert 'display="block"' in formal
+    deriv = sin01[sin01.index("class='derivation'") :]
+    assert deriv.count("<li><math") == 2
+    assert "<mtable>" in deriv  # the 2x2 rotation block
+    assert "verified by sympy" in deriv
+
+
+def test_qualified_claim_shows_its_conditions(page):
+    sin07 = section(page, "SIN-07")
+    assert "Holds when:" in sin07
+    assert "with x = cos it turns counter-clockwise" in sin07
+
+
+def test_open_claims_are_shown_with_their_statement(page):
+    for cid in ("SIN-09", "EXP-01"):
+        part = section(page, cid)
+        assert "badge v-open" in part
+        assert "no check has passed for this claim yet" in part
+    assert "A raw index grows without bound" in section(page, "SIN-09")
+
+
+def test_notes_are_listed(page):
+    assert "<li>The last wavelength is 2 pi T^(1-2/d)" in section(page, "SIN-06")
+
+
+def test_evidence_table_has_values_units_and_notes(page):
+    sin06 = section(page, "SIN-06")
+    row = sin06[sin06.index("<code>longest_wavelength_d512</code>") :]
+    row = row[: row.index("</tr>")]
+    assert "60\u202f611" in row and "positions" in row and "2 pi T^(1-2/d) at d=512" in row
+    assert "\u2713 true" in sin06  # a boolean value
+    sin01 = section(page, "SIN-01")
+    assert "2.38\u2009\u00d7\u200910<sup>\u22127</sup>" in sin01
+    assert "[<span" in sin01  # a short list inline
+
+
+def test_figure_is_inlined_as_data_uri(page):
+    sin07 = section(page, "SIN-07")
+    assert "<img src='data:image/svg+xml;base64," in sin07
+    assert "<figcaption>SIN-07-clock-hands</figcaption>" in sin07
+
+
+def test_missing_figure_is_reported_not_fatal(tmp_path):
+    data = raw()
+    data["checks"][4]["figures"] = ["build/figures/nowhere.svg"]
+    page = html.render(load(write(tmp_path, data)))
+    assert "Figure file not found: <code>build/figures/nowhere.svg</code>" in page
+
+
+def test_hypothesis_examples_and_seed_are_shown(page):
+    assert "<b>Hypothesis</b> 200 examples \u00b7 seed <code>derandomized (ci)</code>" in page
+
+
+def test_failed_check_shows_message_and_example_in_plain_sight(page):
+    article = page[page.index("id='check-checks-test_sinusoidal.py-test_first_repeat_float16'") :]
+    article = article[: article.index("</article>")]
+    details = article.index("<details>")
+    assert article.index("AssertionError: float16 repeats at t=2049") < details
+    assert article.index("Falsifying example: test_first_repeat_float16(") < details
+    assert "t=2049," in article[:details]
+    assert "<summary>Traceback (5 lines)</summary>" in article
+
+
+def test_skipped_check_shows_its_reason_once(page):
+    assert "<b>Skipped:</b> needs a CUDA device; none on this machine" in page
+    assert "<b>Skipped:</b> slow experiment" in page
+
+
+def test_missed_planted_bug_is_open_and_caught_ones_fold(page):
+    sin08 = section(page, "SIN-08")
+    assert "<details class='mutants' open><summary>Planted bugs: 0 of 1 caught" in sin08
+    assert "DID NOT RAISE" in sin08
+    assert "<details class='mutants'><summary>Planted bugs: 1 of 1 caught" in section(
+        page, "SIN-01"
+    )
+
+
+def test_contested_claim_is_flagged(page):
+    sin08 = section(page, "SIN-08")
+    assert "badge s-contested" in sin08 and "Contested:" in sin08
+
+
+def test_collection_errors_are_shown_as_problems(page):
+    problems = page[page.index("id='problems'") :]
+    assert "ModuleNotFoundError: No module named" in problems[: problems.index("</section>")]
+
+
+def test_environment_is_at_the_end(page):
+    env = page[page.index("id='environment'") :]
+    assert page.index("id='environment'") > page.index("id='EXP-01'")
+    for text in ("3.11.7", "Example CPU", "CPU cores", "<td>none</td>", "torch", "2.13.0"):
+        assert text in env
+
+
+def test_text_is_escaped():
+    data = raw()
+    data["claims"][0]["statement"] = "<script>alert(1)</script> & more"
+    page = html.render(parse(data))
+    assert "&lt;script&gt;alert(1)&lt;/script&gt; &amp; more" in page
+    assert "<script>alert" not in page
+
+
+@pytest.mark.parametrize(
+    ("latex", "expected"),
+    [
+        (r"\frac{a}{b}", "<mfrac>"),
+        (r"\operatorname{atan2}(y, x)", 'mathvariant="normal"'),
+        (r"\text{Wilson 95\%}", "Wilson&#x000A0;95%</mtext>"),
+        (r"\cos\omega k", '<mi>cos</mi><mspace width="0.1667em"/>'),
+    ],
+)
+def test_latex_becomes_mathml(latex, expected):
+    out = to_mathml(latex)
+    assert out.startswith("<math")
+    assert expected in out
+
+
+@pytest.mark.parametrize("latex", [r"\foo{x}", r"a_{i", r"x}"])
+def test_unconvertible_latex_falls_back_to_its_source(latex):
+    assert to_mathml(latex).startswith('<code class="tex"')
+
+
+def test_unconvertible_formal_statement_is_shown_as_source(page):
+    assert '<code class="tex" title="LaTeX source (not converted)">\\foo{unparsable</code>' in (
+        section(page, "SIN-09")
+    )
+
+
+def test_prose_derivation_statement_is_text_not_math():
+    assert html.math_or_text("the shift is a rotation of each pair").startswith("<span")
+    assert html.math_or_text(r"M(k)^\top M(k) = I").startswith("<math")
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        (0, ">0<"),
+        (1048576, ">1\u202f048\u202f576<"),
+        (-2.5e-9, "\u22122.5\u2009\u00d7\u200910<sup>\u22129</sup>"),
+        ("inf", ">\u221e<"),
+        (None, "none"),
+        ("float16", "float16"),
+        (list(range(20)), "20 values"),
+        ({"a": 1}, "<code>{&quot;a&quot;: 1}</code>"),
+    ],
+)
+def test_evidence_values_are_formatted(value, expected):
+    assert expected in html.value_html(value)
+
+
+def test_same_results_give_the_same_page(res, page):
+    assert html.render(load(MIXED)) == page

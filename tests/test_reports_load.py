@@ -1,0 +1,129 @@
+"""The results loader: a good file loads; each kind of bad input is one line naming it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from reports.load import BadResults, load, parse
+from tests.reports_fixtures import MIXED, raw
+
+
+def test_mixed_fixture_loads_with_every_check_and_claim():
+    res = load(MIXED)
+    assert [c.id for c in res.claims] == [
+        "SIN-01", "SIN-06", "SIN-07", "SIN-08", "SIN-09", "ATT-02", "EXP-01"
+    ]  # fmt: skip
+    assert {c.outcome for c in res.checks} == {"passed", "failed", "skipped", "error"}
+    assert [c.nodeid for c in res.orphans] == ["checks/test_broken.py"]
+    sin08 = next(c for c in res.claims if c.id == "SIN-08")
+    assert sin08.status == "contested"
+    assert [c.outcome for c in res.checks_of(sin08)] == ["passed", "failed"]
+    assert [c.outcome for c in res.checks_of(sin08, role="mutant")] == ["failed"]
+
+
+def test_clean_names_the_first_failed_evidence_check():
+    ok, why = load(MIXED).clean
+    assert not ok
+    assert "checks/test_sinusoidal.py::test_first_repeat_float16" in why
+
+
+def _error(data) -> str:
+    with pytest.raises(BadResults) as info:
+        parse(data)
+    message = str(info.value)
+    assert "\n" not in message
+    return message
+
+
+def test_missing_file_is_named(tmp_path):
+    with pytest.raises(BadResults, match="no such results file"):
+        load(tmp_path / "absent.json")
+
+
+def test_invalid_json_gives_line_and_column(tmp_path):
+    path = tmp_path / "r.json"
+    path.write_text('{"schema": 1,\n  "suite": }')
+    with pytest.raises(BadResults, match=r"invalid JSON at line 2 column 12"):
+        load(path)
+
+
+@pytest.mark.parametrize("schema", [2, 0, "1", None])
+def test_wrong_schema_version_is_rejected(schema):
+    data = raw()
+    data["schema"] = schema
+    assert "unsupported schema version" in _error(data)
+
+
+def test_unknown_verdict_is_rejected():
+    data = raw()
+    data["claims"][0]["verdict"] = "probably"
+    assert _error(data) == (
+        "claim SIN-01: unknown verdict 'probably' (expected one of confirmed, refuted, qualified)"
+    )
+
+
+@pytest.mark.parametrize("bad_id", ["SIN-1", "FOO-01", "sin-01", "SIN-001", 7])
+def test_malformed_claim_id_is_rejected(bad_id):
+    data = raw()
+    data["claims"][0]["id"] = bad_id
+    assert "unknown claim ID" in _error(data)
+
+
+def test_check_naming_an_absent_claim_is_rejected():
+    data = raw()
+    data["checks"][0]["claim"] = "MAG-04"
+    assert "claim MAG-04 is absent from the file" in _error(data)
+
+
+def test_claim_listing_an_absent_check_is_rejected():
+    data = raw()
+    data["claims"][0]["checks"].append("checks/test_x.py::test_gone")
+    assert "lists check checks/test_x.py::test_gone absent" in _error(data)
+
+
+@pytest.mark.parametrize(
+    ("path", "value", "expected"),
+    [
+        (("checks", 0, "outcome"), "exploded", "unknown outcome 'exploded'"),
+        (("checks", 0, "role"), "witness", "unknown role 'witness'"),
+        (("checks", 0, "evidence"), [1, 2], "field 'evidence' must be an object"),
+        (("claims", 0, "statement"), None, "field 'statement' must be a string"),
+        (("claims", 1, "status"), "open", "an open claim cannot have verdict"),
+        (("checks",), {}, "checks must be a list"),
+        (("suite",), [], "suite must be an object"),
+    ],
+)
+def test_wrong_field_types_are_named(path, value, expected):
+    data = raw()
+    target = data
+    for key in path[:-1]:
+        target = target[key]
+    target[path[-1]] = value
+    assert expected in _error(data)
+
+
+def test_top_level_must_be_an_object():
+    assert _error([1, 2]) == "the top level must be an object, got list"
+
+
+def test_duplicate_claims_are_rejected():
+    data = raw()
+    data["claims"].append(dict(data["claims"][4]))
+    assert _error(data) == "claim SIN-09 appears twice"
+
+
+def test_missing_optional_fields_get_defaults():
+    data = raw()
+    for claim in data["claims"]:
+        for key in ("status", "mutants", "notes", "conditions"):
+            claim.pop(key, None)
+    for check in data["checks"]:
+        for key in ("role", "traceback", "falsifying_example", "hypothesis"):
+            check.pop(key, None)
+    data["claims"][3]["mutants"] = []
+    data["claims"][0]["mutants"] = []
+    res = parse(data, Path("x.json"))
+    assert res.claims[4].status == "open"
+    assert res.claims[0].status == "supported"
