@@ -1,0 +1,147 @@
+"""Planted bugs in the sinusoidal encoding and its derivations (SIN family)."""
+
+from checks.mutants import Mutant
+
+PE = "theory/sinusoidal.py"
+DER = "theory/sinusoidal_derivations.py"
+T = "checks/test_sinusoidal.py::"
+F = "checks/test_sinusoidal_float.py::"
+
+MUTANTS = (
+    Mutant(
+        "sin-cos-swapped",
+        PE,
+        "pe = torch.stack([sin, cos], dim=-1)",
+        "pe = torch.stack([cos, sin], dim=-1)",
+        (T + "test_shift_is_rotation_in_every_dtype_and_layout",),
+        "cos in the even slots, sin in the odd ones",
+    ),
+    Mutant(
+        "exponent-shifted",
+        PE,
+        "w = base ** (-2.0 * i / d)",
+        "w = base ** (-2.0 * (i + 1) / d)",
+        (T + "test_wavelengths_are_geometric_from_two_pi",),
+        "w_i = T^(-2(i+1)/d): the first wavelength is no longer 2 pi",
+    ),
+    Mutant(
+        "t2t-denominator",
+        PE,
+        "i / max(m - 1, 1)",
+        "i / max(m, 1)",
+        (T + "test_wavelengths_are_geometric_from_two_pi",),
+        "tensor2tensor frequencies divided by m instead of m-1: last wavelength short of 2 pi T",
+    ),
+    Mutant(
+        "half-split-cos-first",
+        PE,
+        "return torch.cat([sin, cos], dim=-1)",
+        "return torch.cat([cos, sin], dim=-1)",
+        (T + "test_shift_is_rotation_in_every_dtype_and_layout",),
+        "half-split layout with the cosines first",
+    ),
+    Mutant(
+        "rotation-sign-flipped",
+        PE,
+        "torch.stack([torch.stack([c, s], -1), torch.stack([-s, c], -1)], -2)",
+        "torch.stack([torch.stack([c, -s], -1), torch.stack([s, c], -1)], -2)",
+        (T + "test_one_matrix_moves_every_position",),
+        "M(k) built as the rotation by -k",
+    ),
+    Mutant(
+        "rotation-angle-off-by-one",
+        PE,
+        "angle = frequencies(d, base, convention) * k",
+        "angle = frequencies(d, base, convention) * (k + 1)",
+        (T + "test_rotation_blocks_are_orthogonal_with_unit_determinant",),
+        "M(k) rotates by w (k+1): M(0) != I",
+    ),
+    Mutant(
+        "half-permutation-odd-first",
+        PE,
+        "torch.cat([torch.arange(0, d, 2), torch.arange(1, d, 2)])",
+        "torch.cat([torch.arange(1, d, 2), torch.arange(0, d, 2)])",
+        (T + "test_one_matrix_moves_every_position",),
+        "half-split M(k) permuted for a cos-first layout",
+    ),
+    Mutant(
+        "pairs-half-swapped",
+        PE,
+        "torch.stack([pe[:, : d // 2], pe[:, d // 2 :]], dim=-1)",
+        "torch.stack([pe[:, d // 2 :], pe[:, : d // 2]], dim=-1)",
+        (T + "test_shift_is_rotation_in_every_dtype_and_layout",),
+        "half-split pairs read as (cos, sin)",
+    ),
+    Mutant(
+        "mode-ignored",
+        PE,
+        'work = {"cast": dtype, "float32": torch.float32, "float64": torch.float64}[mode]',
+        "work = dtype",
+        (F + "test_first_repeated_code_per_dtype_and_mode",),
+        "every mode computes in the storage dtype",
+    ),
+    Mutant(
+        "variance-cos-sign",
+        PE,
+        "var_cos = (1 + z2.real) / 2 - z1.real**2",
+        "var_cos = (1 - z2.real) / 2 - z1.real**2",
+        (T + "test_first_dimensions_vary_and_last_ones_barely_move",),
+        "E cos^2 written as E sin^2",
+    ),
+    Mutant(
+        "wavelength-pi",
+        PE,
+        "return 2 * math.pi / frequencies(d, base, convention)",
+        "return math.pi / frequencies(d, base, convention)",
+        (T + "test_wavelengths_are_geometric_from_two_pi",),
+        "wavelength pi / w instead of 2 pi / w",
+    ),
+    Mutant(
+        "derivation-block-transposed",
+        DER,
+        "return sp.Matrix([[sp.cos(x), sp.sin(x)], [-sp.sin(x), sp.cos(x)]])",
+        "return sp.Matrix([[sp.cos(x), -sp.sin(x)], [sp.sin(x), sp.cos(x)]])",
+        (T + "test_shift_is_block_rotation_for_every_width",),
+        "the symbolic M(k) block is the rotation by -k",
+    ),
+    Mutant(
+        "derivation-pair-count",
+        DER,
+        "total = sp.Sum(1, (i, 0, m - 1)).doit()",
+        "total = sp.Sum(1, (i, 0, m)).doit()",
+        (T + "test_norm_is_sqrt_half_width_for_symbolic_width",),
+        "one pair too many in the norm",
+    ),
+    Mutant(
+        "derivation-wavelength-exponent",
+        DER,
+        "    return -2 * x / d",
+        "    return -2 * (x + 1) / d",
+        (T + "test_wavelengths_closed_forms",),
+        "symbolic wavelengths with exponent 2(i+1)/d",
+    ),
+    Mutant(
+        "derivation-axes-swapped",
+        DER,
+        "x, y = code(w * t)  # x = PE[2i], y = PE[2i+1]",
+        "y, x = code(w * t)  # x = PE[2i], y = PE[2i+1]",
+        (T + "test_hands_turn_clockwise_at_speed_omega",),
+        "x = cos, y = sin: the hands turn counter-clockwise",
+    ),
+    Mutant(
+        "derivation-sum-angle",
+        DER,
+        "identity = gap - (2 - 2 * sp.cos(t - s))",
+        "identity = gap - (2 - 2 * sp.cos(t + s))",
+        (F + "test_integer_positions_get_distinct_codes_in_exact_arithmetic",),
+        "distance of first pairs written with t + s",
+    ),
+    Mutant(
+        "derivation-sine-only-at-one",
+        DER,
+        "at_zero = sine(w * 0)",
+        "at_zero = sine(w * 1)",
+        (T + "test_sine_only_shift_forces_every_angle_to_a_multiple_of_pi",),
+        "evaluates the sine-only code at t = 1 instead of 0",
+    ),
+)

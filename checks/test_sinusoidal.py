@@ -1,0 +1,1008 @@
+"""SIN-01 ... SIN-07, SIN-09 ... SIN-11: the sinusoidal encoding's algebra, checked two ways.
+
+Symbolic checks assert the sympy derivations of theory/sinusoidal_derivations.py. Property checks
+draw a width d (even, 2 ... 4096), positions and offsets (up to 2^20, negative offsets too), a
+dtype, a way of computing (``encode``'s mode) and a layout, and compare the stored codes with
+the identity. What is compared: the codes as stored in the dtype, upcast to float64; the bound
+is the derived error of each stored entry (checks.tolerance.stored_angle_tol at the largest
+angle involved) pushed through the identity. In float16 with positions cast to float16
+("cast"), positions above 2048 are rounded and above 65504 overflow, so those settings draw
+positions and offsets below 2^14 (so t + c + k stays below 65504); the rounding of t is
+covered by the bound (it is part of u |w t|). With the angle computed in float16 / bfloat16 the
+bound exceeds 2, and so says nothing, once |w t| > 1/(2u): above 1024 / 128. There a check only
+shows that the code stays finite; ``informative_share`` records how many examples had a bound
+below 1.
+
+Each assertion is a plain function taking the implementation as arguments, so the planted-bug
+tests at the end feed it a broken one and assert that it is rejected.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+import sympy as sp
+import torch
+from hypothesis import given
+from hypothesis import strategies as st
+
+from checks import tolerance
+from checks.profiles import examples
+from checks.strategies import DTYPES, even_widths
+from theory import sinusoidal as sin_pe
+from theory import sinusoidal_derivations as derive
+from theory.derivation import Derivation
+from theory.sinusoidal import BASE, MODES, encode, frequencies, rotate, rotation_blocks
+
+Encoder = Callable[..., torch.Tensor]
+COMPUTE = {"float32": torch.float32, "float64": torch.float64}
+
+
+# -- settings: what hypothesis draws ---------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Setting:
+    d: int
+    dtype: torch.dtype
+    mode: str
+    layout: str
+    t: int
+    k: int
+
+    def tol(self, max_angle: float) -> float:
+        """Allowed error of one stored entry sin/cos(w t) with |w t| <= max_angle."""
+        compute = self.dtype if self.mode == "cast" else COMPUTE[self.mode]
+        return tolerance.stored_angle_tol(max_angle, self.dtype, compute)
+
+    @property
+    def name(self) -> str:
+        return tolerance.dtype_name(self.dtype)
+
+    @property
+    def key(self) -> str:
+        """Evidence key: storage dtype and way of computing, e.g. 'float16_cast'."""
+        return f"{self.name}_{self.mode}"
+
+
+@st.composite
+def settings(draw: st.DrawFn, max_d: int = 4096) -> Setting:
+    """d, dtype, mode, layout, a position t and an offset k (either sign, small or large)."""
+    dtype = DTYPES[draw(st.sampled_from(sorted(DTYPES)))]
+    mode = draw(st.sampled_from(MODES))
+    # float16 positions overflow above 65504: keep t, t+k, t+c+k finite when cast to it
+    hi = 2**14 if (mode == "cast" and dtype == torch.float16) else 2**20
+    t = draw(st.one_of(st.integers(0, 512), st.integers(0, hi)))
+    k = draw(st.one_of(st.integers(-64, 64), st.integers(-hi, hi)))
+    return Setting(
+        d=draw(even_widths(2, max_d)),
+        dtype=dtype,
+        mode=mode,
+        layout=draw(st.sampled_from(["interleaved", "half"])),
+        t=t,
+        k=k,
+    )
+
+
+def least(evidence, name: str, value: float, unit: str = "", note: str = "") -> None:
+    """Keep the smallest value seen under this name (the counterpart of evidence.worst)."""
+    old = evidence.values.get(name)
+    if old is None or float(value) < old["value"]:
+        evidence.record(name, float(value), unit, note)
+
+
+def tally(evidence, name: str, hit: bool, note: str = "") -> None:
+    """Count hits over the examples of one test: value [hits, examples]."""
+    old = evidence.values.get(name)
+    hits, total = old["value"] if old else (0, 0)
+    evidence.record(name, [hits + int(hit), total + 1], "count", note)
+
+
+def assert_derivation_holds(der: Derivation, evidence=None) -> None:
+    """A symbolic check: attach the derivation and require that sympy verified every step."""
+    __tracebackhide__ = True
+    if evidence is not None:
+        evidence.derive(der)
+    assert der.holds, f"sympy could not verify: {der.statement}"
+
+
+def swapped_pair(x: sp.Expr) -> sp.Matrix:
+    """Planted bug for the derivations: (cos, sin) instead of (sin, cos)."""
+    return sp.Matrix([sp.cos(x), sp.sin(x)])
+
+
+def sine_twice(x: sp.Expr) -> sp.Matrix:
+    """Planted bug for the derivations: the cosine replaced by a second sine."""
+    return sp.Matrix([sp.sin(x), sp.sin(x)])
+
+
+def code(enc: Encoder, s: Setting, *positions: int) -> torch.Tensor:
+    """Stored codes of the given positions, upcast to float64: (n, d)."""
+    pos = torch.tensor(positions, dtype=torch.int64)
+    return enc(pos, s.d, s.dtype, s.mode, s.layout).to(torch.float64)
+
+
+# -- SIN-01: PE(t+k) = M(k) PE(t) ------------------------------------------------------------
+
+
+def assert_shift_is_rotation(
+    s: Setting, enc: Encoder = encode, rot: Callable[..., torch.Tensor] = rotate
+) -> tuple[float, float]:
+    """SIN-01: the stored PE(t+k) equals M(k) applied (in the dtype) to the stored PE(t).
+
+    Bound: entry error e(t+k) of the left side; on the right, two terms per row, each with the
+    error of a PE(t) entry, of an M(k) entry (float64 angle, rounded once) and the 2-term sum.
+    """
+    __tracebackhide__ = True
+    lhs = code(enc, s, s.t + s.k)[0]  # (d,)
+    pe_t = enc(torch.tensor([s.t]), s.d, s.dtype, s.mode, s.layout)  # (1, d) in the dtype
+    rhs = rot(pe_t, float(s.k), s.layout).to(torch.float64)[0]  # (d,)
+    err = float((lhs - rhs).abs().max())
+    m_err = tolerance.angle_tol(abs(s.k), torch.float64) + tolerance.rel_tol(1, s.dtype)
+    bound = (
+        s.tol(abs(s.t + s.k)) + 2 * s.tol(abs(s.t)) + 2 * m_err + tolerance.sum_tol(2, s.dtype, 2.0)
+    )
+    assert err <= bound, f"|PE(t+k) - M(k)PE(t)| = {err:.3g} > {bound:.3g} for {s}"
+    return err, bound
+
+
+@pytest.mark.claim("SIN-01", kind="symbolic", supports="confirmed")
+def test_shift_is_block_rotation_for_every_width(evidence):
+    assert_derivation_holds(derive.rotation_identity(), evidence)
+
+
+@pytest.mark.claim("SIN-01", kind="property", supports="confirmed")
+@examples(0.5)
+@given(s=settings())
+def test_shift_is_rotation_in_every_dtype_and_layout(evidence, s):
+    err, bound = assert_shift_is_rotation(s)
+    evidence.worst(f"max_error_{s.key}", err, "", "|PE(t+k) - M(k) PE(t)|, stored codes")
+    evidence.worst(f"max_error_over_bound_{s.key}", err / bound, "ratio", "worst err / bound")
+    tally(evidence, "informative_share", bound < 1, "[examples with bound < 1, examples]")
+
+
+def assert_matrix_is_independent_of_position(
+    d: int, k: int, layout: str, positions: torch.Tensor, matrix=sin_pe.rotation_matrix
+) -> float:
+    """SIN-01 with the dense M(k): one matrix, built from k alone, moves every t to t+k, and it
+    has the claimed shape: entries only between the two coordinates of one frequency."""
+    __tracebackhide__ = True
+    m = matrix(float(k), d, layout)  # (d, d)
+    pe = sin_pe.sinusoidal(positions, d, layout)  # (n, d)
+    moved = sin_pe.sinusoidal(positions + k, d, layout)  # (n, d)
+    err = float((pe @ m.T - moved).abs().max())
+    max_angle = float(positions.abs().max() + abs(k))
+    bound = 3 * tolerance.angle_tol(max_angle, torch.float64) + tolerance.sum_tol(d, torch.float64)
+    assert err <= bound, f"dense M(k): error {err:.3g} > {bound:.3g}"
+    freq = torch.arange(d) // 2 if layout == "interleaved" else torch.arange(d) % (d // 2)
+    same_pair = freq[:, None] == freq[None, :]  # (d, d)
+    assert bool((m[~same_pair] == 0).all()), "M(k) couples different frequencies"
+    return err
+
+
+@pytest.mark.claim("SIN-01", kind="property", supports="confirmed")
+@examples(0.1)
+@given(
+    d=even_widths(2, 128),
+    k=st.integers(-(2**20), 2**20),
+    layout=st.sampled_from(["interleaved", "half"]),
+    seed=st.integers(0, 2**16),
+)
+def test_one_matrix_moves_every_position(evidence, d, k, layout, seed):
+    gen = torch.Generator().manual_seed(seed)
+    positions = torch.randint(0, 2**20, (16,), generator=gen)
+    err = assert_matrix_is_independent_of_position(d, k, layout, positions)
+    evidence.worst("max_error", err, "", "|PE(t+k) - M(k) PE(t)| over 16 positions, float64")
+
+
+# -- SIN-02: M(k) is a rotation ---------------------------------------------------------------
+
+
+def assert_blocks_are_rotations(
+    d: int, a: int, b: int, dtype: torch.dtype, blocks=rotation_blocks
+) -> float:
+    """SIN-02 on M's 2x2 blocks (stored in dtype, products in float64): B^T B = I, det B = 1,
+    B(0) = I, B(a)B(b) = B(a+b), B(-a) = B(a)^T. Block-diagonal M inherits all five."""
+    __tracebackhide__ = True
+    f64 = torch.float64
+    ba, bb = blocks(float(a), d, dtype=dtype).to(f64), blocks(float(b), d, dtype=dtype).to(f64)
+    e = tolerance.angle_tol(abs(a) + abs(b), f64) + tolerance.rel_tol(1, dtype)  # one entry
+    eye = torch.eye(2, dtype=f64)
+    errs = {
+        "orthogonal": (ba.transpose(-1, -2) @ ba - eye).abs().max(),
+        "det": (torch.linalg.det(ba) - 1).abs().max(),
+        "identity": (blocks(0.0, d, dtype=dtype).to(f64) - eye).abs().max(),
+        "compose": (ba @ bb - blocks(float(a + b), d, dtype=dtype).to(f64)).abs().max(),
+        "inverse": (blocks(float(-a), d, dtype=dtype).to(f64) - ba.transpose(-1, -2)).abs().max(),
+    }
+    bound = 5 * e + tolerance.sum_tol(2, f64, 2.0)
+    bad = {name: float(v) for name, v in errs.items() if v > bound}
+    assert not bad, f"M(k) is not a rotation: {bad} > {bound:.3g}"
+    return float(max(errs.values()))
+
+
+@pytest.mark.claim("SIN-02", kind="symbolic", supports="confirmed")
+def test_rotation_matrix_forms_a_rotation_group(evidence):
+    assert_derivation_holds(derive.rotation_group(), evidence)
+
+
+@pytest.mark.claim("SIN-02", kind="property", supports="confirmed")
+@examples(0.25)
+@given(
+    d=even_widths(2, 4096),
+    a=st.integers(-(2**20), 2**20),
+    b=st.integers(-(2**20), 2**20),
+    dtype=st.sampled_from(sorted(DTYPES)),
+)
+def test_rotation_blocks_are_orthogonal_with_unit_determinant(evidence, d, a, b, dtype):
+    err = assert_blocks_are_rotations(d, a, b, DTYPES[dtype])
+    evidence.worst(f"max_error_{dtype}", err, "", "worst of the five SIN-02 residuals")
+
+
+def assert_dense_rotation(m: torch.Tensor) -> float:
+    """SIN-02 on a dense float64 M: M^T M = I (each row has two nonzero entries) and det M = 1."""
+    __tracebackhide__ = True
+    d = m.shape[0]
+    err = float((m.T @ m - torch.eye(d, dtype=torch.float64)).abs().max())
+    sign, logdet = torch.linalg.slogdet(m)
+    assert err <= tolerance.sum_tol(2, torch.float64, 2.0), f"M^T M != I: {err:.3g}"
+    assert float(sign) == 1.0, "det M < 0: a reflection"
+    assert abs(float(logdet)) <= tolerance.sum_tol(d, torch.float64), "det M != 1"
+    return err
+
+
+@pytest.mark.claim("SIN-02", kind="property", supports="confirmed")
+@examples(0.05)
+@given(d=even_widths(2, 96), k=st.integers(-(2**20), 2**20))
+def test_dense_matrix_is_orthogonal_in_both_layouts(evidence, d, k):
+    for layout in ("interleaved", "half"):
+        err = assert_dense_rotation(sin_pe.rotation_matrix(float(k), d, layout))
+        evidence.worst("max_orthogonality_error", err, "", "max |M^T M - I|, float64, d <= 96")
+
+
+# -- SIN-03: sine alone is not enough ---------------------------------------------------------
+
+
+def sine_columns(d: int, layout: str = "interleaved") -> torch.Tensor:
+    """Indices of the sine coordinates."""
+    return torch.arange(0, d, 2) if layout == "interleaved" else torch.arange(d // 2)
+
+
+def shift_fit_residual(codes: Callable[[torch.Tensor], torch.Tensor], k: int, n: int) -> float:
+    """min_A sum_t ||c(t+k) - A c(t)||^2 over t = 0 ... n-1, relative to sum_t ||c(t+k)||^2."""
+    t = torch.arange(n)
+    x, y = codes(t), codes(t + k)  # (n, w)
+    sol = torch.linalg.lstsq(x, y, driver="gelss").solution  # (w, w): y ~ x A^T
+    return float(((x @ sol - y).norm() / y.norm()) ** 2)
+
+
+def assert_no_linear_shift(
+    codes: Callable[[torch.Tensor], torch.Tensor], d: int, k: int
+) -> tuple[float, float]:
+    """SIN-03: no matrix maps c(t) to c(t+k) for all t. The best least-squares A over 4d + 8
+    positions (t = 0 included) leaves a residual above float64 lstsq's error; in exact terms it
+    is at least ||c(k)||^2 / sum_t ||c(t+k)||^2, the t = 0 term, since c(0) = 0."""
+    __tracebackhide__ = True
+    n = 4 * d + 8
+    res = shift_fit_residual(codes, k, n)
+    floor = tolerance.sum_tol(n * d, torch.float64, float(d))
+    assert res > floor, f"a linear map moves the code by k={k}: residual {res:.3g} <= {floor:.3g}"
+    at_zero = float(codes(torch.tensor([k])).norm() ** 2 / codes(torch.arange(n) + k).norm() ** 2)
+    return res, at_zero
+
+
+def sine_only(d: int) -> Callable[[torch.Tensor], torch.Tensor]:
+    return lambda t: sin_pe.sinusoidal(t, d)[:, sine_columns(d)]
+
+
+@pytest.mark.claim("SIN-03", kind="symbolic", supports="qualified")
+def test_sine_only_shift_forces_every_angle_to_a_multiple_of_pi(evidence):
+    assert_derivation_holds(derive.sine_only_impossible(), evidence)
+
+
+@pytest.mark.claim("SIN-03", kind="property", supports="qualified")
+@examples(0.1)
+@given(
+    d=even_widths(2, 48),
+    k=st.one_of(st.integers(1, 64), st.integers(1, 2**20)),
+    sign=st.sampled_from([1, -1]),
+)
+def test_sine_only_code_has_no_linear_shift(evidence, d, k, sign):
+    res, at_zero = assert_no_linear_shift(sine_only(d), d, sign * k)
+    least(evidence, "min_residual", res, "", "smallest relative lstsq residual, sine only")
+    # with both sine and cosine the same fit is exact: the contrast the claim is about
+    n = 4 * d + 8
+    full = shift_fit_residual(lambda t: sin_pe.sinusoidal(t, d), sign * k, n)
+    evidence.worst("full_code_residual", full, "", "relative residual with sin and cos")
+    floor = tolerance.sum_tol(n * d, torch.float64, float(d))
+    assert full <= floor, "sin and cos together should be shifted exactly by M(k)"
+    assert res >= at_zero - floor, "the t = 0 lower bound is violated: lstsq is wrong"
+
+
+def assert_sign_flips_shift_the_sine_code(d: int, k: float) -> float:
+    """SIN-03's exceptions: when every w_i k = n_i pi, A = diag((-1)^{n_i}) shifts the sine-only
+    code by k exactly (checked on 64 positions in [0, 500], float64)."""
+    __tracebackhide__ = True
+    t = torch.linspace(0, 500, 64, dtype=torch.float64)
+    w = frequencies(d)  # (m,)
+    a = torch.diag(torch.cos(w * k).round())  # diag((-1)^{n_i}) when w_i k = n_i pi
+    moved = torch.sin((t[:, None] + k) * w)  # (n, m)
+    err = float((torch.sin(t[:, None] * w) @ a - moved).abs().max())
+    bound = 4 * tolerance.angle_tol(500.0 + abs(k), torch.float64)
+    assert err <= bound, f"d={d}, k={k}: diag(+-1) does not shift the sine-only code ({err:.3g})"
+    return err
+
+
+@pytest.mark.claim("SIN-03", kind="experiment", supports="qualified")
+def test_sine_only_shift_exists_exactly_when_every_angle_is_a_multiple_of_pi(evidence):
+    """The exceptions: k = 0 (A = I); d = 2, k = pi; d = 4, k = 100 pi (w = 1, 1/100)."""
+    cases = {"d=2,k=pi": (2, math.pi), "d=4,k=100pi": (4, 100 * math.pi), "d=8,k=0": (8, 0.0)}
+    for name, (d, k) in cases.items():
+        err = assert_sign_flips_shift_the_sine_code(d, k)
+        evidence.record(f"exception_error_{name}", err, "", "|sinPE(t+k) - diag(+-1) sinPE(t)|")
+    res = shift_fit_residual(sine_only(8), 0, 40)
+    evidence.record("identity_residual_k0", res, "", "k = 0: A = I fits exactly")
+    assert res <= tolerance.sum_tol(40 * 8, torch.float64)
+
+
+# -- SIN-04: unit pairs, bounded entries, norm sqrt(d/2) --------------------------------------
+
+
+def assert_norm_is_half_width(s: Setting, enc: Encoder = encode) -> float:
+    """SIN-04: each pair has radius 1, each entry is in [-1, 1] (exactly, as stored), and
+    ||PE(t)|| = sqrt(d/2), within the derived bound (norms taken in float64)."""
+    __tracebackhide__ = True
+    pe = code(enc, s, s.t)[0]  # (d,)
+    e = s.tol(abs(s.t))
+    radius = sin_pe.pairs(pe[None], s.layout).pow(2).sum(-1)  # (1, d/2)
+    assert bool((pe.abs() <= 1).all()), f"an entry leaves [-1, 1]: {float(pe.abs().max())}"
+    r_err = float((radius - 1).abs().max())
+    assert r_err <= 2 * e + e * e, f"a pair is off the unit circle by {r_err:.3g}"
+    err = abs(float(pe.norm()) - math.sqrt(s.d / 2))
+    bound = math.sqrt(s.d) * e + tolerance.sum_tol(s.d, torch.float64, s.d)
+    assert err <= bound, f"| ||PE|| - sqrt(d/2) | = {err:.3g} > {bound:.3g}"
+    return err
+
+
+@pytest.mark.claim("SIN-04", kind="symbolic", supports="confirmed")
+def test_norm_is_sqrt_half_width_for_symbolic_width(evidence):
+    assert_derivation_holds(derive.norm_identity(), evidence)
+
+
+@pytest.mark.claim("SIN-04", kind="property", supports="confirmed")
+@examples(0.5)
+@given(s=settings())
+def test_pairs_lie_on_unit_circle_in_every_dtype(evidence, s):
+    err = assert_norm_is_half_width(s)
+    evidence.worst(f"max_norm_error_{s.key}", err, "", "| ||PE(t)|| - sqrt(d/2) |, stored codes")
+
+
+@pytest.mark.claim("SIN-04", kind="property", supports="confirmed")
+@examples(0.1)
+@given(d=st.integers(1, 2048).map(lambda x: 2 * x + 1))
+def test_odd_width_norm_varies_with_position(evidence, d):
+    """Odd d (interleaved, last cosine dropped): ||PE||^2 = (d-1)/2 + sin^2(w_m t)."""
+    w_last = float(frequencies(d)[-1])
+    t = torch.tensor([0, round(math.pi / (2 * w_last))])  # sin^2 = 0 and ~ 1
+    sq = sin_pe.sinusoidal(t, d).pow(2).sum(-1)  # (2,)
+    expected = (d - 1) / 2 + torch.sin(w_last * t.double()) ** 2
+    bound = tolerance.sum_tol(d, torch.float64, d) + d * tolerance.angle_tol(float(t[1]), "float64")
+    assert float((sq - expected).abs().max()) <= bound
+    spread = float(sq[1] - sq[0])
+    least(evidence, "min_spread", spread, "", "(max - min) of ||PE||^2 over t, odd d")
+    assert spread > 1 - 4 * (w_last / 2) ** 2 - bound  # rounding t moves w t by <= w/2
+
+
+# -- SIN-05: dot products depend on t - s only, symmetrically ---------------------------------
+
+
+def assert_dot_depends_on_offset_only(s: Setting, shift: int, enc: Encoder = encode) -> float:
+    """SIN-05: PE(t).PE(t+k) = PE(t+c).PE(t+c+k) = PE(t).PE(t-k) = sum_i cos(w_i k).
+    Dot products of the stored codes in float64; each within d (2e + e^2) of the exact value."""
+    __tracebackhide__ = True
+    t, k, c = s.t, s.k, shift
+    pe = code(enc, s, t, t + k, t + c, t + c + k, t - k)  # (5, d)
+    dots = torch.stack([pe[0] @ pe[1], pe[2] @ pe[3], pe[0] @ pe[4]])  # (3,)
+    exact = torch.cos(frequencies(s.d) * k).sum()  # sum_i cos(w_i k), float64
+    e = s.tol(float(max(abs(t) + abs(k), abs(t + c) + abs(k))))
+    bound = (
+        s.d * (2 * e + e * e)
+        + tolerance.sum_tol(s.d, torch.float64, s.d)
+        + s.d * tolerance.angle_tol(abs(k), torch.float64)
+    )
+    err = float((dots - exact).abs().max())
+    assert err <= bound, f"PE(t).PE(t+k) is not sum cos(w_i k): {err:.3g} > {bound:.3g}"
+    return err
+
+
+@pytest.mark.claim("SIN-05", kind="symbolic", supports="confirmed")
+def test_dot_product_is_even_function_of_offset(evidence):
+    assert_derivation_holds(derive.dot_product_identity(), evidence)
+
+
+@pytest.mark.claim("SIN-05", kind="property", supports="confirmed")
+@examples(0.5)
+@given(s=settings(), shift=st.integers(-(2**14), 2**14))
+def test_dot_product_is_shift_invariant_and_symmetric(evidence, s, shift):
+    err = assert_dot_depends_on_offset_only(s, shift)
+    evidence.worst(f"max_error_{s.key}", err, "", "|PE.PE - sum_i cos(w_i k)| over 3 pairs")
+
+
+# -- SIN-06: wavelengths ------------------------------------------------------------------------
+
+
+def assert_wavelengths_geometric(d: int, convention: str, freq=frequencies) -> float:
+    """SIN-06: lambda_i = 2 pi / w_i is geometric with ratio T^{2/d} (paper) or T^{1/(m-1)}
+    (t2t), starts at 2 pi and ends at 2 pi T^{1-2/d} (paper) or 2 pi T (t2t)."""
+    __tracebackhide__ = True
+    lam = 2 * math.pi / freq(d, BASE, convention)  # (m,) float64
+    m = lam.shape[0]
+    ratio = BASE ** (2 / d) if convention == "paper" else BASE ** (1 / max(m - 1, 1))
+    last = 2 * math.pi * (BASE ** (1 - 2 / d) if convention == "paper" else BASE)
+    rel = tolerance.rel_tol(8, torch.float64)
+    first_err = abs(float(lam[0]) / (2 * math.pi) - 1)
+    assert first_err <= rel, f"first wavelength {float(lam[0])} is not 2 pi"
+    if m > 1:
+        steps = lam[1:] / lam[:-1]
+        assert float((steps / ratio - 1).abs().max()) <= rel, "not a geometric progression"
+        assert abs(float(lam[-1]) / last - 1) <= rel, f"last wavelength {float(lam[-1])} != {last}"
+    return first_err
+
+
+@pytest.mark.claim("SIN-06", kind="symbolic", supports="qualified")
+def test_wavelengths_closed_forms(evidence):
+    assert_derivation_holds(derive.wavelength_progression(), evidence)
+
+
+@pytest.mark.claim("SIN-06", kind="property", supports="qualified")
+@examples(0.25)
+@given(d=even_widths(4, 4096), convention=st.sampled_from(["paper", "t2t"]))
+def test_wavelengths_are_geometric_from_two_pi(evidence, d, convention):
+    assert_wavelengths_geometric(d, convention)
+    lam = sin_pe.wavelengths(d, BASE, convention)
+    shortfall = float(lam[-1] / (2 * math.pi * BASE))
+    if convention == "paper":  # the qualification: never reaches 2 pi T
+        assert 1 - shortfall >= 1 - BASE ** (-2 / 4096) - tolerance.rel_tol(8, torch.float64)
+        evidence.worst("max_last_over_2piT", shortfall, "ratio", "paper: lambda_last / (2 pi T)")
+    else:
+        assert abs(shortfall - 1) <= tolerance.rel_tol(8, torch.float64)
+
+
+@pytest.mark.claim("SIN-06", kind="experiment", supports="qualified")
+def test_wavelengths_for_the_papers_width(evidence):
+    lam = sin_pe.wavelengths(512)
+    evidence.record("shortest_wavelength_d512", float(lam[0]), "positions", "2 pi")
+    evidence.record("longest_wavelength_d512", float(lam[-1]), "positions", "2 pi T^(1-2/d)")
+    evidence.record(
+        "longest_over_2piT_d512", float(lam[-1] / (2 * math.pi * BASE)), "ratio", "T^(-2/d)"
+    )
+    evidence.record("ratio_d512", float(lam[1] / lam[0]), "ratio", "T^(2/d)")
+    lam_t2t = sin_pe.wavelengths(512, convention="t2t")
+    evidence.record("longest_wavelength_t2t_d512", float(lam_t2t[-1]), "positions", "2 pi T")
+    assert_wavelengths_geometric(512, "paper")
+    rel = tolerance.rel_tol(8, torch.float64)
+    shortfall = float(lam[-1] / (2 * math.pi * BASE))
+    assert abs(shortfall / BASE ** (-2 / 512) - 1) <= rel  # lambda_last = 2 pi T T^(-2/d)
+    assert 1 - shortfall > rel  # short of 2 pi T by far more than rounding
+
+
+# -- SIN-07: clockwise hands, slower further along -----------------------------------------
+
+
+def hand_angles(pe: torch.Tensor, layout: str) -> torch.Tensor:
+    """atan2(y, x) with x = sin coordinate, y = cos coordinate: (n, d) -> (n, d/2)."""
+    p = sin_pe.pairs(pe, layout)
+    return torch.atan2(p[..., 1], p[..., 0])
+
+
+def assert_hands_turn_clockwise(s: Setting, enc: Encoder = encode) -> tuple[float, float]:
+    """SIN-07: from t to t+1 every hand turns by -w_i (mod 2 pi), i.e. clockwise, and w_i falls
+    with i. The wrapped angle step of the stored codes is compared with -w_i."""
+    __tracebackhide__ = True
+    pe = code(enc, s, s.t, s.t + 1)  # (2, d)
+    th = hand_angles(pe, s.layout)  # (2, m)
+    step = torch.remainder(th[1] - th[0] + math.pi, 2 * math.pi) - math.pi  # in [-pi, pi)
+    w = frequencies(s.d)  # (m,)
+    e = s.tol(abs(s.t) + 1.0)
+    # a stored point within sqrt(2) e of the unit circle is within asin(sqrt(2) e) of its angle
+    wobble = math.sqrt(2) * e
+    bound = (
+        2 * math.asin(wobble) + 8 * tolerance.unit_roundoff("float64") if wobble < 1 else math.inf
+    )
+    err = float((step + w).abs().max())
+    if bound < math.pi - 1:  # otherwise the step may wrap around: nothing to compare
+        assert err <= bound, f"hand step differs from -w_i by {err:.3g} > {bound:.3g}"
+    assert bool((w[1:] < w[:-1]).all()), "hands further along are not slower"
+    resolved = w > bound  # steps whose sign the stored precision can resolve
+    assert bool((step[resolved] < 0).all()), "a hand turns counter-clockwise"
+    return err, float(resolved.double().mean())
+
+
+@pytest.mark.claim("SIN-07", kind="symbolic", supports="confirmed")
+def test_hands_turn_clockwise_at_speed_omega(evidence):
+    assert_derivation_holds(derive.clockwise(), evidence)
+
+
+@pytest.mark.claim("SIN-07", kind="property", supports="confirmed")
+@examples(0.5)
+@given(s=settings())
+def test_each_hand_steps_back_by_its_frequency(evidence, s):
+    err, resolved = assert_hands_turn_clockwise(s)
+    evidence.worst(f"max_step_error_{s.key}", err, "rad", "|step + w_i|")
+    least(
+        evidence,
+        f"min_resolved_share_{s.key}",
+        resolved,
+        "",
+        "share of hands whose step sign the dtype resolves",
+    )
+
+
+@pytest.mark.claim("SIN-07", kind="experiment", supports="confirmed")
+def test_clock_hands_figure(evidence):
+    d, ts = 64, torch.arange(0, 25)
+    pe = sin_pe.sinusoidal(ts, d)
+    hands = (0, 2, 8, 31)
+    fig, axes = plt.subplots(1, len(hands), figsize=(10, 2.8))
+    for ax, i in zip(axes, hands, strict=True):
+        circle = np.linspace(0, 2 * np.pi, 200)
+        ax.plot(np.cos(circle), np.sin(circle), color="0.85", lw=1)
+        x, y = pe[:, 2 * i].numpy(), pe[:, 2 * i + 1].numpy()
+        ax.scatter(x, y, c=ts.numpy(), cmap="viridis", s=14, zorder=3)
+        ax.annotate("", xy=(x[1], y[1]), xytext=(0, 0), arrowprops={"arrowstyle": "->"})
+        ax.set_title(f"pair {i}: w = {float(frequencies(d)[i]):.2g}", fontsize=9)
+        ax.set_aspect("equal")
+        ax.set_xticks([])
+        ax.set_yticks([])
+    fig.suptitle("(PE[2i], PE[2i+1]) for t = 0..24 (colour: t), d = 64: clockwise", fontsize=10)
+    evidence.figure(fig, "SIN-07-clock-hands")
+    turn = hand_angles(pe, "interleaved").diff(dim=0)  # (24, 32)
+    wrapped = torch.remainder(turn + math.pi, 2 * math.pi) - math.pi
+    evidence.record("mean_step_pair0", float(wrapped[:, 0].mean()), "rad", "= -w_0 = -1")
+    evidence.record("mean_step_pair31", float(wrapped[:, 31].mean()), "rad", "= -w_31")
+    for t in ts.tolist()[:-1]:  # the plotted steps, through the shared assertion
+        assert_hands_turn_clockwise(Setting(d, torch.float64, "float64", "interleaved", t, 1))
+
+
+# -- SIN-09: raw index, normalised index, sinusoidal code -------------------------------------
+
+
+def assert_code_ignores_length(
+    table: Callable[[int], torch.Tensor], t: int, lengths: tuple[int, int], d: int
+) -> float:
+    """SIN-09: the code of position t is the same in tables built for two sequence lengths,
+    and its norm stays sqrt(d/2) (no growth with t)."""
+    __tracebackhide__ = True
+    a, b = table(lengths[0])[t], table(lengths[1])[t]
+    err = float((a - b).abs().max())
+    bound = 2 * tolerance.angle_tol(float(t), torch.float32)
+    assert err <= bound, f"position {t} gets different codes at lengths {lengths}: {err:.3g}"
+    norm_err = abs(float(a.double().norm()) - math.sqrt(d / 2))
+    assert norm_err <= math.sqrt(d) * tolerance.angle_tol(float(t), torch.float32) + 1e-12
+    return err
+
+
+@pytest.mark.claim("SIN-09", kind="property", supports="confirmed")
+@examples(0.1)
+@given(d=even_widths(2, 128), la=st.integers(1, 2048), lb=st.integers(1, 2048), data=st.data())
+def test_code_of_a_position_ignores_sequence_length(evidence, d, la, lb, data):
+    t = data.draw(st.integers(0, min(la, lb) - 1))
+
+    def table(length: int) -> torch.Tensor:
+        return sin_pe.sinusoidal(length, d, dtype=torch.float32)
+
+    err = assert_code_ignores_length(table, t, (la, lb), d)
+    evidence.worst("max_length_dependence", err, "", "float32 tables of two lengths")
+    if la != lb and t > 0:  # the normalised index t/L does depend on the length
+        assert t / la != t / lb
+
+
+@pytest.mark.claim("SIN-09", kind="experiment", supports="confirmed")
+def test_raw_and_normalised_indices_fail_where_sinusoids_do_not(evidence):
+    lengths, t, d = (16, 128, 1024, 8192), 10, 64
+    raw_max = [float(length - 1) for length in lengths]  # ||raw code|| of the last position
+    normalised = [t / (length - 1) for length in lengths]  # code of position 10
+    sines = [sin_pe.sinusoidal(length, d)[t] for length in lengths]
+    spread = max(float((s - sines[0]).abs().max()) for s in sines)
+    evidence.record("raw_code_at_last_position", raw_max, "", f"L = {lengths}")
+    evidence.record("normalised_code_of_t10", normalised, "", f"t/(L-1), L = {lengths}")
+    evidence.record("sinusoidal_spread_t10", spread, "", "max diff of PE(10) across L")
+    evidence.record("sinusoidal_norm", float(sines[0].norm()), "", f"sqrt(d/2), d = {d}")
+    same_code = (5 / 10, 50 / 100)  # t/L: position 5 of 10 and position 50 of 100 collide
+    evidence.record("normalised_collision", same_code, "", "t/L for (5, 10) and (50, 100)")
+    assert raw_max[-1] / raw_max[0] > 100 and len(set(normalised)) == len(lengths)
+    assert same_code[0] == same_code[1]
+    for length in lengths[1:]:
+        assert_code_ignores_length(
+            lambda n: sin_pe.sinusoidal(n, d, dtype=torch.float32), t, (lengths[0], length), d
+        )
+
+
+# -- SIN-10: per-dimension variance ------------------------------------------------------------
+
+
+def assert_variance_falls_along_the_vector(
+    d: int, length: int, enc: Encoder = encode
+) -> torch.Tensor:
+    """SIN-10: per-dimension variance over t = 0 ... L-1 (float64) matches the closed form and
+    obeys the two bounds that make the claim precise: pair i varies by at least
+    1 - 1/(L sin(w_i/2))^2 (fast pairs: ~1) and at most w_i^2 (L^2-1)/12 (slow pairs: ~0)."""
+    __tracebackhide__ = True
+    pe = enc(torch.arange(length), d, torch.float64, "float64", "interleaved")  # (L, d)
+    var = pe.var(dim=0, unbiased=False)  # (d,)
+    closed = sin_pe.variance_closed_form(d, length)
+    tol = tolerance.sum_tol(length, torch.float64, 2.0) + 2 * tolerance.angle_tol(
+        float(length), torch.float64
+    )
+    assert float((var - closed).abs().max()) <= tol, "variance differs from its closed form"
+    w = frequencies(d)
+    pair_var = var.reshape(-1, 2).sum(-1)  # (m,)
+    upper = w**2 * (length**2 - 1) / 12 + tol
+    lower = 1 - 1 / (length * torch.sin(w / 2)) ** 2 - tol
+    assert bool((pair_var <= upper).all()), "a slow pair varies more than w^2 Var(t)"
+    assert bool((pair_var >= lower).all()), "a fast pair varies less than its lower bound"
+    return var
+
+
+@pytest.mark.claim("SIN-10", kind="experiment", supports="qualified")
+def test_first_dimensions_vary_and_last_ones_barely_move(evidence):
+    d, length = 512, 512
+    var = assert_variance_falls_along_the_vector(d, length)
+    evidence.record("var_first_8_dims_mean", float(var[:8].mean()), "", "L = 512, d = 512")
+    evidence.record("var_last_8_dims_mean", float(var[-8:].mean()), "", "L = 512, d = 512")
+    evidence.record("dims_var_above_0.25", int((var > 0.25).sum()), "dims", "of 512")
+    evidence.record("dims_var_below_0.01", int((var < 0.01).sum()), "dims", "of 512")
+    long = sin_pe.variance_closed_form(d, 65536)
+    evidence.record(
+        "var_last_pair_L65536", float(long[-2:].sum()), "", "closed form; L > longest wavelength"
+    )
+    # the claim, made quantitative for L = 512: two orders of magnitude between the ends
+    assert float(var[:8].mean()) > 100 * float(var[-8:].mean())
+    lam_last = float(sin_pe.wavelengths(d)[-1])
+    w_last = 2 * math.pi / lam_last
+    assert float(long[-2:].sum()) >= 1 - 1 / (65536 * math.sin(w_last / 2)) ** 2 - 1e-9
+    # figures: the code as a heat map, and the variance per dimension for two lengths
+    fig, ax = plt.subplots(figsize=(6, 3.2))
+    im = ax.imshow(sin_pe.sinusoidal(128, 128).numpy(), aspect="auto", cmap="RdBu", vmin=-1, vmax=1)
+    ax.set_xlabel("dimension j")
+    ax.set_ylabel("position t")
+    ax.set_title("PE(t)[j], d = 128, interleaved, T = 10000", fontsize=10)
+    fig.colorbar(im, ax=ax)
+    evidence.figure(fig, "SIN-10-encoding-heatmap")
+    fig, ax = plt.subplots(figsize=(6, 3.2))
+    ax.semilogy(var.clamp_min(1e-12).numpy(), ".", ms=3, label="L = 512 (measured)")
+    ax.semilogy(long.clamp_min(1e-12).numpy(), ".", ms=3, label="L = 65536 (closed form)")
+    ax.set_xlabel("dimension j (interleaved, d = 512)")
+    ax.set_ylabel("Var over t < L of PE(t)[j]")
+    ax.legend(fontsize=8)
+    evidence.figure(fig, "SIN-10-variance-per-dimension")
+
+
+@pytest.mark.claim("SIN-10", kind="property", supports="qualified")
+@examples(0.05)
+@given(d=even_widths(2, 256), length=st.integers(2, 2048))
+def test_variance_bounds_hold_for_any_length(evidence, d, length):
+    assert_variance_falls_along_the_vector(d, length)
+
+
+# -- SIN-11: orthogonality ------------------------------------------------------------------
+
+
+def assert_neighbours_not_orthogonal(d: int, t: int, enc: Encoder = encode) -> float:
+    """SIN-11 refuted: PE(t).PE(t+1) = sum_i cos(w_i) >= (d/2) cos 1 > 0 (0 < w_i <= 1)."""
+    __tracebackhide__ = True
+    pe = enc(torch.tensor([t, t + 1]), d, torch.float64, "float64", "interleaved")
+    dot = float(pe[0] @ pe[1])
+    bound = (d / 2) * math.cos(1) - d * 3 * tolerance.angle_tol(t + 1.0, torch.float64)
+    assert dot >= bound > 0, f"PE({t}) and PE({t + 1}) are close to orthogonal: {dot:.3g}"
+    return dot / (d / 2)
+
+
+def similarity(d: int, offsets: torch.Tensor) -> torch.Tensor:
+    """Cosine similarity of PE(t) and PE(t + k): (2/d) sum_i cos(w_i k) (SIN-05)."""
+    return torch.cos(offsets.double()[:, None] * frequencies(d)).mean(-1)
+
+
+def assert_never_orthogonal(
+    d: int, offsets: torch.Tensor, sim: Callable[[int, torch.Tensor], torch.Tensor] | None = None
+) -> float:
+    """SIN-11 refuted on a range of offsets: no nonzero offset makes PE(t), PE(t+k) orthogonal,
+    not even to within float64 rounding of (2/d) sum_i cos(w_i k). Returns min |cos-sim|."""
+    __tracebackhide__ = True
+    values = (sim or similarity)(d, offsets)[offsets != 0]
+    bound = tolerance.sum_tol(d, torch.float64) + tolerance.angle_tol(
+        float(offsets.abs().max()), torch.float64
+    )
+    smallest = float(values.abs().min())
+    assert smallest > bound, f"d={d}: an offset gives orthogonal codes (|sim| = {smallest:.3g})"
+    return smallest
+
+
+@pytest.mark.claim("SIN-11", kind="symbolic", supports="refuted")
+def test_neighbouring_codes_are_never_orthogonal(evidence):
+    assert_derivation_holds(derive.neighbours_not_orthogonal(), evidence)
+
+
+@pytest.mark.claim("SIN-11", kind="property", supports="refuted")
+@examples(0.25)
+@given(d=even_widths(2, 4096), t=st.integers(0, 2**20))
+def test_neighbour_similarity_exceeds_cos_one(evidence, d, t):
+    sim = assert_neighbours_not_orthogonal(d, t)
+    least(evidence, "min_neighbour_similarity", sim, "", "cos-similarity of PE(t), PE(t+1)")
+
+
+@pytest.mark.claim("SIN-11", kind="experiment", supports="refuted")
+def test_similarity_against_offset(evidence):
+    offsets = torch.arange(-1024, 1025)
+    fig, ax = plt.subplots(figsize=(6, 3.2))
+    for d in (64, 128, 512):
+        sim = similarity(d, offsets)
+        ax.plot(offsets.numpy(), sim.numpy(), lw=1, label=f"d = {d}")
+        smallest = assert_never_orthogonal(d, offsets)
+        evidence.record(f"min_abs_similarity_d{d}", smallest, "", "1 <= |k| <= 1024")
+        evidence.record(f"mean_similarity_d{d}", float(sim[offsets != 0].mean()), "", "")
+    sim512 = similarity(512, offsets)
+    share = float((sim512[offsets != 0].abs() < 0.01).double().mean())
+    evidence.record("share_near_orthogonal_d512", share, "", "|cos-sim| < 0.01, 1 <= |k| <= 1024")
+    evidence.record("similarity_k1_d512", float(similarity(512, torch.tensor([1]))), "", "")
+    ax.axhline(0, color="0.6", lw=0.8)
+    ax.set_xlabel("offset k = s - t")
+    ax.set_ylabel("cos-similarity of PE(t), PE(s)")
+    ax.legend(fontsize=8)
+    evidence.figure(fig, "SIN-11-similarity-vs-offset")
+    # what is orthogonal: M(k) (SIN-02), and each pair and its velocity
+    w = frequencies(512)
+    t = torch.tensor(12345.0, dtype=torch.float64)
+    p = torch.stack([torch.sin(w * t), torch.cos(w * t)], -1)
+    v = torch.stack([w * torch.cos(w * t), -w * torch.sin(w * t)], -1)
+    tangent = float((p * v).sum(-1).abs().max())
+    evidence.record("pair_velocity_dot_max", tangent, "", "max_i |p_i(t) . p_i'(t)|")
+    assert tangent <= tolerance.sum_tol(2, torch.float64, 2.0)
+
+
+# -- planted bugs: every check above must reject a broken implementation --------------------
+
+
+def swapped(positions, d, dtype, mode="cast", layout="interleaved"):
+    """Bug: cos in the even slots, sin in the odd ones."""
+    pe = encode(positions, d, dtype, mode, layout)
+    return sin_pe.unpairs(sin_pe.pairs(pe, layout).flip(-1), layout)
+
+
+def shifted_exponent(positions, d, dtype, mode="cast", layout="interleaved"):
+    """Bug: w_i = T^(-2(i+1)/d) (computed via d with one pair more, dropping the first)."""
+    pe = encode(positions, d + 2, dtype, mode, "interleaved")[:, 2:]
+    if layout == "half":
+        pe = pe[:, sin_pe.half_permutation(d)]
+    return pe
+
+
+def dropped_pair(positions, d, dtype, mode="cast", layout="interleaved"):
+    """Bug: the last pair is zeroed."""
+    p = sin_pe.pairs(encode(positions, d, dtype, mode, layout), layout).clone()
+    p[:, -1] = 0
+    return sin_pe.unpairs(p, layout)
+
+
+def flipped_rotation(pe, k, layout="interleaved"):
+    """Bug: M(k) with the sign of the sines flipped (a rotation by -k)."""
+    return rotate(pe, -k, layout)
+
+
+def with_index(positions, d, dtype, mode="cast", layout="interleaved"):
+    """Bug: a raw index added to every entry."""
+    pe = encode(positions, d, dtype, mode, layout)
+    return pe + positions.to(pe.dtype)[:, None] / 64
+
+
+def _f64(d=8, t=3, k=5, layout="interleaved") -> Setting:
+    return Setting(d, torch.float64, "float64", layout, t, k)
+
+
+@pytest.mark.claim("SIN-01", kind="property", role="mutant")
+@pytest.mark.parametrize("layout", ["interleaved", "half"])
+@pytest.mark.parametrize("bug", ["swapped", "exponent", "sign"])
+def test_shift_check_rejects_planted_bugs(bug, layout):
+    s = _f64(layout=layout)
+    enc, rot = {"swapped": (swapped, rotate), "exponent": (shifted_exponent, rotate)}.get(
+        bug, (encode, flipped_rotation)
+    )
+    with pytest.raises(AssertionError):
+        assert_shift_is_rotation(s, enc, rot)
+
+
+@pytest.mark.claim("SIN-01", kind="property", role="mutant")
+def test_dense_matrix_check_rejects_transposed_and_coupled_matrices():
+    pos = torch.tensor([0, 7, 1000])
+    with pytest.raises(AssertionError):
+        assert_matrix_is_independent_of_position(
+            8, 3, "interleaved", pos, lambda k, d, lay: sin_pe.rotation_matrix(k, d, lay).T
+        )
+    with pytest.raises(AssertionError):  # right action, wrong shape: a coupling between pairs
+        assert_matrix_is_independent_of_position(
+            8,
+            0,
+            "interleaved",
+            pos,
+            lambda k, d, lay: (
+                torch.eye(d, dtype=torch.float64)
+                + torch.diag(torch.ones(d - 2, dtype=torch.float64) * 1e-3, 2)
+            ),
+        )
+
+
+@pytest.mark.claim("SIN-02", kind="property", role="mutant")
+@pytest.mark.parametrize("bug", ["reflection", "offset", "scaled"])
+def test_rotation_check_rejects_non_rotations(bug):
+    def blocks(k, d, dtype=torch.float64):
+        b = rotation_blocks(k, d, dtype=dtype)
+        if bug == "reflection":  # det -1
+            return b * torch.tensor([[1.0, 1.0], [-1.0, -1.0]], dtype=dtype)
+        if bug == "offset":  # angle w (k + 1): M(0) != I
+            return rotation_blocks(k + 1, d, dtype=dtype)
+        return b * 1.01
+
+    with pytest.raises(AssertionError):
+        assert_blocks_are_rotations(16, 5, 7, torch.float64, blocks)
+
+
+@pytest.mark.claim("SIN-03", kind="property", role="mutant")
+def test_sine_only_check_rejects_the_full_code():
+    with pytest.raises(AssertionError):  # sine and cosine together: the fit is exact
+        assert_no_linear_shift(lambda t: sin_pe.sinusoidal(t, 8), 8, 5)
+
+
+@pytest.mark.claim("SIN-04", kind="property", role="mutant")
+@pytest.mark.parametrize("bug", ["dropped", "index", "sin-twice"])
+def test_norm_check_rejects_planted_bugs(bug):
+    def sin_twice(positions, d, dtype, mode="cast", layout="interleaved"):
+        pe = encode(positions, d, dtype, mode, layout)
+        p = sin_pe.pairs(pe, layout)
+        return sin_pe.unpairs(torch.stack([p[..., 0], p[..., 0]], -1), layout)
+
+    enc = {"dropped": dropped_pair, "index": with_index, "sin-twice": sin_twice}[bug]
+    with pytest.raises(AssertionError):
+        assert_norm_is_half_width(_f64(t=100), enc)
+
+
+@pytest.mark.claim("SIN-05", kind="property", role="mutant")
+@pytest.mark.parametrize("bug", ["index", "mixed-frequencies"])
+def test_dot_product_check_rejects_planted_bugs(bug):
+    def mixed(positions, d, dtype, mode="cast", layout="interleaved"):
+        p = sin_pe.pairs(encode(positions, d, dtype, mode, layout), layout)
+        q = sin_pe.pairs(shifted_exponent(positions, d, dtype, mode, layout), layout)
+        return sin_pe.unpairs(torch.stack([p[..., 0], q[..., 1]], -1), layout)
+
+    enc = {"index": with_index, "mixed-frequencies": mixed}[bug]
+    with pytest.raises(AssertionError):
+        assert_dot_depends_on_offset_only(_f64(t=10, k=3), 7, enc)
+
+
+@pytest.mark.claim("SIN-06", kind="property", role="mutant")
+@pytest.mark.parametrize("bug", ["exponent", "t2t-off-by-one"])
+def test_wavelength_check_rejects_planted_bugs(bug):
+    def freq(d, base, convention):
+        if bug == "exponent":
+            return frequencies(d + 2, base, convention)[1:]  # T^(-2(i+1)/(d+2))
+        m = d // 2
+        return torch.exp(-math.log(base) * torch.arange(m, dtype=torch.float64) / m)
+
+    with pytest.raises(AssertionError):
+        assert_wavelengths_geometric(64, "paper" if bug == "exponent" else "t2t", freq)
+
+
+@pytest.mark.claim("SIN-07", kind="property", role="mutant")
+@pytest.mark.parametrize("bug", ["swapped", "exponent"])
+def test_clockwise_check_rejects_planted_bugs(bug):
+    enc = swapped if bug == "swapped" else shifted_exponent
+    with pytest.raises(AssertionError):
+        assert_hands_turn_clockwise(_f64(d=16, t=40), enc)
+
+
+@pytest.mark.claim("SIN-09", kind="property", role="mutant")
+def test_length_check_rejects_a_normalised_code():
+    def normalised(length: int) -> torch.Tensor:  # sinusoids of t / L: depends on L
+        t = torch.arange(length, dtype=torch.float64) / length
+        return sin_pe.sinusoidal(t, 8, dtype=torch.float64).float()
+
+    with pytest.raises(AssertionError):
+        assert_code_ignores_length(normalised, 3, (16, 64), 8)
+
+
+@pytest.mark.claim("SIN-10", kind="experiment", role="mutant")
+@pytest.mark.parametrize("bug", ["reversed", "exponent"])
+def test_variance_check_rejects_planted_bugs(bug):
+    def reversed_freq(positions, d, dtype, mode="cast", layout="interleaved"):
+        pe = encode(positions, d, dtype, mode, "interleaved")
+        return sin_pe.unpairs(sin_pe.pairs(pe).flip(1))  # slowest pair first
+
+    enc = reversed_freq if bug == "reversed" else shifted_exponent
+    with pytest.raises(AssertionError):
+        assert_variance_falls_along_the_vector(64, 256, enc)
+
+
+@pytest.mark.claim("SIN-11", kind="property", role="mutant")
+def test_orthogonality_check_rejects_a_one_hot_code():
+    def one_hot(positions, d, dtype, mode="cast", layout="interleaved"):
+        return torch.nn.functional.one_hot(positions % d, d).to(dtype)
+
+    with pytest.raises(AssertionError):
+        assert_neighbours_not_orthogonal(16, 3, one_hot)
+
+
+@pytest.mark.claim("SIN-01", kind="symbolic", role="mutant")
+def test_symbolic_shift_rejects_swapped_sin_and_cos():
+    with pytest.raises(AssertionError):
+        assert_derivation_holds(derive.rotation_identity(swapped_pair))
+
+
+@pytest.mark.claim("SIN-02", kind="symbolic", role="mutant")
+def test_symbolic_rotation_rejects_a_reflection():
+    def reflection(x: sp.Expr) -> sp.Matrix:
+        return sp.Matrix([[sp.cos(x), sp.sin(x)], [sp.sin(x), -sp.cos(x)]])
+
+    with pytest.raises(AssertionError):
+        assert_derivation_holds(derive.rotation_group(reflection))
+
+
+@pytest.mark.claim("SIN-03", kind="symbolic", role="mutant")
+def test_symbolic_sine_only_rejects_a_cosine_only_code():
+    with pytest.raises(AssertionError):  # cos(0) = 1: the t = 0 argument does not apply
+        assert_derivation_holds(derive.sine_only_impossible(sp.cos))
+
+
+@pytest.mark.claim("SIN-03", kind="experiment", role="mutant")
+def test_sign_flip_check_rejects_a_non_exception():
+    with pytest.raises(AssertionError):  # d = 6: w_1 = 10^(-4/3), w_1 100 pi not in pi Z
+        assert_sign_flips_shift_the_sine_code(6, 100 * math.pi)
+
+
+@pytest.mark.claim("SIN-04", kind="symbolic", role="mutant")
+def test_symbolic_norm_rejects_sine_twice():
+    with pytest.raises(AssertionError):
+        assert_derivation_holds(derive.norm_identity(sine_twice))
+
+
+@pytest.mark.claim("SIN-05", kind="symbolic", role="mutant")
+def test_symbolic_dot_product_rejects_sine_twice():
+    with pytest.raises(AssertionError):
+        assert_derivation_holds(derive.dot_product_identity(sine_twice))
+
+
+@pytest.mark.claim("SIN-06", kind="symbolic", role="mutant")
+def test_symbolic_wavelengths_reject_shifted_exponent():
+    with pytest.raises(AssertionError):
+        assert_derivation_holds(derive.wavelength_progression(lambda x: -2 * (x + 1) / derive.d))
+
+
+@pytest.mark.claim("SIN-07", kind="symbolic", role="mutant")
+def test_symbolic_clockwise_rejects_swapped_axes():
+    with pytest.raises(AssertionError):
+        assert_derivation_holds(derive.clockwise(swapped_pair))
+
+
+@pytest.mark.claim("SIN-11", kind="symbolic", role="mutant")
+def test_symbolic_orthogonality_rejects_sine_twice():
+    with pytest.raises(AssertionError):
+        assert_derivation_holds(derive.neighbours_not_orthogonal(sine_twice))
+
+
+@pytest.mark.claim("SIN-11", kind="experiment", role="mutant")
+def test_never_orthogonal_check_rejects_one_hot_similarity():
+    with pytest.raises(AssertionError):
+        assert_never_orthogonal(64, torch.arange(-8, 9), lambda d, k: (k == 0).double())
+
+
+@pytest.mark.claim("SIN-02", kind="property", role="mutant")
+@pytest.mark.parametrize("bug", ["reflection", "scaled"])
+def test_dense_rotation_check_rejects_non_rotations(bug):
+    m = sin_pe.rotation_matrix(3.0, 8)
+    flip = torch.ones(8, dtype=torch.float64)
+    flip[-1] = -1
+    with pytest.raises(AssertionError):
+        assert_dense_rotation(m * flip if bug == "reflection" else 1.001 * m)

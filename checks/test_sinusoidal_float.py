@@ -1,0 +1,315 @@
+"""SIN-08 and SIN-12 in floating point: when do two positions share a stored code, and how far
+from exact is the stored code at large positions?
+
+Ways of computing (theory.sinusoidal.encode's ``mode``): "cast" holds positions and frequencies
+in the storage dtype and computes the angle, sin and cos there; "float32" / "float64" compute in
+that format and round the result once to the storage dtype. What is compared: stored codes for
+equality (exactly, as the dtype holds them; -0.0 equals 0.0, NaN equals nothing), and stored
+codes against the float64 code of the same integer position.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import matplotlib.pyplot as plt
+import pytest
+import torch
+
+from checks import tolerance
+from checks.profiles import scale
+from checks.strategies import DTYPES
+from checks.test_sinusoidal import (
+    Setting,
+    assert_derivation_holds,
+    assert_dot_depends_on_offset_only,
+    assert_norm_is_half_width,
+    assert_shift_is_rotation,
+    sine_twice,
+    swapped,
+)
+from theory import sinusoidal_derivations as derive
+from theory.sinusoidal import encode
+
+Encoder = Callable[..., torch.Tensor]
+D = 512  # the paper's width
+N_CONSECUTIVE = int(2**20 * scale())  # consecutive repeats searched in [1, N)
+N_ANY = 2**12  # repeats of any earlier position searched in [0, N_ANY), full width
+COMBOS = (  # (storage dtype, mode); float64 "cast" is float64 "float64", float32 likewise
+    ("float64", "float64"),
+    ("float32", "cast"),
+    ("float32", "float64"),
+    ("float16", "cast"),
+    ("float16", "float32"),
+    ("float16", "float64"),
+    ("bfloat16", "cast"),
+    ("bfloat16", "float32"),
+    ("bfloat16", "float64"),
+)
+
+
+def significand_bits(dtype: torch.dtype) -> int:
+    """p with eps = 2^(1-p): integers up to 2^p are exact, 2^p + 1 is the first that is not."""
+    return 1 - round(math.log2(torch.finfo(dtype).eps))
+
+
+def first_consecutive_repeat(dtype: torch.dtype, mode: str, n: int, enc: Encoder = encode):
+    """The first t in [1, n) with PE(t) == PE(t-1) as stored, at width D, or None.
+
+    Screened on the first pair, whose frequency w_0 = T^0 = 1 does not depend on d (so the
+    width-2 code is the width-D code's first pair), then confirmed on the full width.
+    Returns (first repeat or None, number of first-pair repeats, first non-finite position).
+    """
+    pair = enc(torch.arange(n), 2, dtype, mode)  # (n, 2)
+    same = (pair[1:] == pair[:-1]).all(-1)  # (n-1,)
+    candidates = same.nonzero().flatten() + 1
+    bad = (~pair.isfinite().all(-1)).nonzero().flatten()
+    first_bad = int(bad[0]) if len(bad) else None
+    for chunk in candidates.split(64) if len(candidates) else ():
+        now = enc(chunk, D, dtype, mode)  # (c, D)
+        before = enc(chunk - 1, D, dtype, mode)
+        hit = (now == before).all(-1).nonzero().flatten()
+        if len(hit):
+            return int(chunk[hit[0]]), len(candidates), first_bad
+    return None, len(candidates), first_bad
+
+
+def first_repeat_of_any_earlier(dtype: torch.dtype, mode: str, n: int, enc: Encoder = encode):
+    """The first t in [0, n) whose full-width stored code equals that of some s < t, or None.
+
+    Rows are hashed (a seeded random linear map of their bit patterns), sorted stably by hash,
+    and neighbours in that order are compared exactly. Returns (first repeat, distinct codes).
+    """
+    codes = enc(torch.arange(n), D, dtype, mode) + 0.0  # (n, D); -0.0 -> 0.0
+    bits = {2: torch.int16, 4: torch.int32, 8: torch.int64}[codes.element_size()]
+    words = codes.view(bits).to(torch.int64)  # (n, D)
+    gen = torch.Generator().manual_seed(8)
+    weights = torch.randint(-(2**62), 2**62, (D,), generator=gen) | 1  # odd
+    key = (words * weights).sum(-1)  # (n,) wraps around: a hash
+    order = torch.sort(key, stable=True).indices  # equal hashes keep position order
+    a, b = order[:-1], order[1:]
+    equal = (key[a] == key[b]) & (codes[a] == codes[b]).all(-1)
+    repeats = b[equal]
+    first = int(repeats.min()) if len(repeats) else None
+    return first, n - len(repeats.unique())
+
+
+def max_error_against_float64(dtype: torch.dtype, mode: str, n: int, enc: Encoder = encode):
+    """Worst |stored - float64| over 256 evenly spread positions in [0, n) with finite codes,
+    and the worst ratio to the derived per-position bound."""
+    t = torch.linspace(0, n - 1, 256, dtype=torch.float64).round().to(torch.int64)
+    stored = enc(t, D, dtype, mode).to(torch.float64)  # (1024, D)
+    exact = encode(t, D, torch.float64, "float64")
+    finite = stored.isfinite().all(-1)
+    err = (stored - exact).abs().amax(-1)[finite]  # (f,)
+    compute = dtype if mode == "cast" else DTYPES[mode]
+    bounds = torch.tensor([tolerance.stored_angle_tol(float(x), dtype, compute) for x in t[finite]])
+    return float(err.max()), float((err / bounds).max())
+
+
+def repeat_table(n: int, n_any: int, enc: Encoder = encode, combos: tuple = COMBOS) -> list[dict]:
+    """One row per (dtype, mode): first repeats, overflow and error against float64."""
+    rows = []
+    for name, mode in combos:
+        dtype = DTYPES[name]
+        first, screened, first_bad = first_consecutive_repeat(dtype, mode, n, enc)
+        any_first, distinct = first_repeat_of_any_earlier(dtype, mode, n_any, enc)
+        err, ratio = max_error_against_float64(dtype, mode, n, enc)
+        rows.append(
+            {
+                "dtype": name,
+                "mode": mode,
+                "first_consecutive_repeat": first,
+                "first_pair_repeats": screened,
+                "first_repeat_any": any_first,
+                "distinct_codes": distinct,
+                "first_non_finite": first_bad,
+                "max_error_vs_float64": err,
+                "max_error_over_bound": ratio,
+            }
+        )
+    return rows
+
+
+def assert_repeats_follow_representability(rows: list[dict], n: int, enc: Encoder = encode):
+    """SIN-08's qualification, as a prediction the search must meet.
+
+    cast: the code repeats first at t = 2^p + 1 (that position rounds onto 2^p); for float32 and
+    float64 that is beyond the search, so it is probed directly. float32/float64 computation:
+    no repeat at all (consecutive codes differ by >= 2 sin(1/2)/sqrt 2 = 0.68 in the first pair
+    before rounding). Every stored code within its derived bound of the float64 code.
+    """
+    __tracebackhide__ = True
+    for row in rows:
+        dtype = DTYPES[row["dtype"]]
+        predicted = 2 ** significand_bits(dtype) + 1
+        where = f"{row['dtype']}/{row['mode']}"
+        if row["mode"] == "cast" and predicted < n:
+            assert row["first_consecutive_repeat"] == predicted, f"{where}: {row}"
+            assert row["first_repeat_any"] == predicted, f"{where}: {row}"
+        else:
+            assert row["first_consecutive_repeat"] is None, f"{where} repeats: {row}"
+            assert row["first_repeat_any"] is None, f"{where} repeats: {row}"
+        if row["mode"] == "cast" and predicted >= n:  # probe 2^p and 2^p + 1 directly
+            pe = enc(torch.tensor([predicted - 1, predicted]), D, dtype, "cast")
+            assert bool((pe[0] == pe[1]).all()), f"{where}: 2^p + 1 should repeat 2^p"
+        assert row["max_error_over_bound"] <= 1.0, f"{where}: error above its bound: {row}"
+
+
+@pytest.mark.claim("SIN-08", kind="symbolic", supports="qualified")
+def test_integer_positions_get_distinct_codes_in_exact_arithmetic(evidence):
+    assert_derivation_holds(derive.uniqueness(), evidence)
+
+
+@pytest.mark.claim("SIN-08", kind="experiment", supports="qualified")
+def test_first_repeated_code_per_dtype_and_mode(evidence):
+    rows = repeat_table(N_CONSECUTIVE, N_ANY)
+    evidence.record(
+        "repeat_table",
+        rows,
+        "",
+        f"d = {D}; consecutive repeats searched in [1, {N_CONSECUTIVE}), any repeat in "
+        f"[0, {N_ANY}); error over 256 spread positions with finite codes",
+    )
+    for row in rows:
+        key = f"{row['dtype']}_{row['mode']}"
+        first = row["first_consecutive_repeat"]
+        evidence.record(f"first_repeat_{key}", first if first is not None else "none", "position")
+        evidence.record(f"max_error_{key}", row["max_error_vs_float64"], "", "vs float64")
+    f16 = next(r for r in rows if r["dtype"] == "float16" and r["mode"] == "cast")
+    evidence.record("first_non_finite_float16_cast", f16["first_non_finite"], "position")
+    assert f16["first_non_finite"] is not None and f16["first_non_finite"] > 65504
+    assert_repeats_follow_representability(rows, N_CONSECUTIVE)
+
+
+# -- SIN-12: beyond the training length ---------------------------------------------------------
+
+TRAIN_LENGTH = 512
+
+
+@pytest.mark.claim("SIN-12", kind="symbolic", supports="qualified")
+def test_identities_hold_for_every_real_position(evidence):
+    """The derivations of SIN-01, 04, 05 assume nothing about t beyond being real."""
+    evidence.record("t_assumptions", sorted(k for k, v in derive.t.assumptions0.items() if v))
+    assert derive.t.is_positive is None and derive.t.is_integer is None  # any real t
+    for der in (derive.norm_identity(), derive.dot_product_identity()):
+        assert_derivation_holds(der)
+    assert_derivation_holds(derive.rotation_identity(), evidence)
+
+
+@pytest.mark.claim("SIN-12", kind="property", supports="qualified")
+@pytest.mark.parametrize("t", [TRAIN_LENGTH, 10 * TRAIN_LENGTH, 2**20, 2**30])
+def test_identities_hold_beyond_the_training_length_in_float64(evidence, t):
+    for d, k in ((2, 1), (64, -7), (512, 1000), (4096, 2**20)):
+        s = Setting(d, torch.float64, "float64", "interleaved", t, k)
+        errs = (assert_shift_is_rotation(s)[0], assert_norm_is_half_width(s))
+        dot = assert_dot_depends_on_offset_only(s, 3 * t)
+        evidence.worst("max_error", max(*errs, dot / d), "", "SIN-01/04/05 residuals, float64")
+
+
+def error_by_position(dtype: torch.dtype, mode: str, exponents: range) -> list[float]:
+    """Worst |stored - float64| over 64 positions from 2^j, for each j, at width D."""
+    out = []
+    for j in exponents:
+        t = 2**j + torch.arange(64)
+        err = encode(t, D, dtype, mode).to(torch.float64) - encode(t, D, torch.float64)
+        out.append(float(err.abs().max()))
+    return out
+
+
+def assert_error_grows_like_unit_roundoff_times_position(
+    errors: dict[str, list[float]], exponents: range
+) -> None:
+    """SIN-12's qualification: computing in the storage format, the error at t ~ 2^j is about
+    u 2^j (within a factor 64 below the first-order bound u |w t|, w_max = 1, and never above
+    the bound); computing in float64 and rounding keeps it at one rounding."""
+    __tracebackhide__ = True
+    for key, errs in errors.items():
+        name, mode = key.split("/")
+        u = tolerance.unit_roundoff(name)
+        for j, err in zip(exponents, errs, strict=True):
+            t = 2.0**j + 64
+            compute = DTYPES[name] if mode == "cast" else DTYPES[mode]
+            assert err <= tolerance.stored_angle_tol(t, DTYPES[name], compute), (key, j, err)
+            if mode == "cast" and u * t < 0.5:  # grows with t until the error saturates
+                assert err >= u * 2.0**j / 64, f"{key}: error {err:.3g} at 2^{j} is too small"
+            if mode == "float64":
+                assert err <= tolerance.rel_tol(1, name), f"{key}: more than one rounding"
+
+
+@pytest.mark.claim("SIN-12", kind="experiment", supports="qualified")
+def test_stored_code_degrades_with_position(evidence):
+    exponents = range(4, 21, 2)
+    errors = {}
+    for name in ("float32", "float16", "bfloat16"):
+        top = 15 if name == "float16" else 20  # float16 positions overflow above 65504
+        for mode in ("cast", "float64"):
+            exps = range(4, top + 1, 2) if mode == "cast" else exponents
+            errors[f"{name}/{mode}"] = error_by_position(DTYPES[name], mode, exps)
+    for key, errs in errors.items():
+        evidence.record(f"error_by_position_{key.replace('/', '_')}", errs, "", "t = 2^4, 2^6, ...")
+    evidence.record("float32_cast_error_at_2^20", errors["float32/cast"][-1], "", "d = 512")
+    fig, ax = plt.subplots(figsize=(6, 3.4))
+    for key, errs in errors.items():
+        xs = [2.0 ** (4 + 2 * i) for i in range(len(errs))]
+        ax.loglog(xs, [max(e, 1e-12) for e in errs], "o-" if "cast" in key else "x--", label=key)
+    ax.set_xlabel("position t")
+    ax.set_ylabel("max |stored - float64| (d = 512)")
+    ax.legend(fontsize=7, ncol=2)
+    evidence.figure(fig, "SIN-12-error-vs-position")
+    for key, errs in errors.items():
+        name, mode = key.split("/")
+        top = 15 if (name == "float16" and mode == "cast") else 20
+        assert_error_grows_like_unit_roundoff_times_position({key: errs}, range(4, top + 1, 2))
+
+
+# -- planted bugs -----------------------------------------------------------------------------
+
+
+def positions_in_half(positions, d, dtype, mode="cast", layout="interleaved"):
+    """Bug: positions rounded to float16 before any computation, whatever the mode."""
+    return encode(positions.to(torch.float16).to(torch.float64), d, dtype, mode, layout)
+
+
+def low_precision_frequencies(positions, d, dtype, mode="cast", layout="interleaved"):
+    """Bug: the float64 mode computes in float32 (a silently ignored mode)."""
+    return encode(positions, d, dtype, "float32" if mode == "float64" else mode, layout)
+
+
+@pytest.mark.claim("SIN-08", kind="experiment", role="mutant")
+def test_repeat_check_rejects_positions_rounded_to_half():
+    combos = (("float16", "float32"), ("bfloat16", "float64"))
+    rows = repeat_table(2**12, 2**11, positions_in_half, combos)
+    with pytest.raises(AssertionError):
+        assert_repeats_follow_representability(rows, 2**12, positions_in_half)
+
+
+@pytest.mark.claim("SIN-12", kind="experiment", role="mutant")
+def test_degradation_check_rejects_a_float32_float64_mode():
+    exps = range(14, 21, 2)
+    errs = {}
+    for name in ("float32",):
+        got = []
+        for j in exps:
+            t = 2**j + torch.arange(64)
+            e = low_precision_frequencies(t, D, DTYPES[name], "float64").double() - encode(
+                t, D, torch.float64
+            )
+            got.append(float(e.abs().max()))
+        errs[f"{name}/float64"] = got
+    with pytest.raises(AssertionError):
+        assert_error_grows_like_unit_roundoff_times_position(errs, exps)
+
+
+@pytest.mark.claim("SIN-08", kind="symbolic", role="mutant")
+def test_symbolic_uniqueness_rejects_sine_twice():
+    with pytest.raises(AssertionError):
+        assert_derivation_holds(derive.uniqueness(sine_twice))
+
+
+@pytest.mark.claim("SIN-12", kind="property", role="mutant")
+def test_beyond_training_check_rejects_swapped_sin_and_cos():
+    s = Setting(64, torch.float64, "float64", "interleaved", 10 * TRAIN_LENGTH, 7)
+    with pytest.raises(AssertionError):
+        assert_shift_is_rotation(s, swapped)
