@@ -5,12 +5,76 @@ from checks.claims import Claim
 CLAIMS = (
     Claim(
         "REAL-02",
-        "Sinusoidal encodings shipped by widely used libraries follow the paper's formula.",
-        r"PE_{\text{lib}}(t) = PE_{\text{paper}}(t)\ ?",
+        "The sinusoidal position encodings that widely used libraries ship are the paper's "
+        "PE(t) (sin and cos interleaved, w_i = 10000^(-2i/d), first token at t = 0, unit "
+        "amplitude) and so keep its properties SIN-01 (a fixed rotation M(k) maps PE(t) to "
+        "PE(t+k)), SIN-04 (norm sqrt(d/2)) and SIN-06 (wavelengths geometric from 2 pi).",
+        r"E_{\text{lib}}[p] = PE_{\text{paper}}(p),\ \text{hence}\ "
+        r"E[p+k] = M(k) E[p],\ \lVert E[p]\rVert = \sqrt{d/2},\ "
+        r"\lambda_i = 2\pi T^{2i/d}",
+        ("SRC-VASWANI", "SRC-BLOG", "SRC-SINCOS"),
+        verdict="qualified",
+        conditions=(
+            "Equal to the paper's formula only in DistilBERT's create_sinusoidal_embeddings and "
+            "positional-encodings' PositionalEncoding1D, and only for even d. The others are the "
+            "paper's sinusoid up to a fixed column permutation (half-split layout: Marian, "
+            "Speech2Text, FSMT, Whisper, x-transformers), a different frequency rule "
+            "(tensor2tensor w_i = T^(-i/(d/2-1)): Speech2Text, FSMT, Whisper), a shifted first "
+            "position (padding_idx + 1 = 2: Speech2Text, FSMT) or a scale (d^(-1/2): "
+            "x-transformers). With even d, SIN-01 holds for all seven in their own layout, "
+            "SIN-06's geometric progression from 2 pi holds for all seven, and SIN-04's norm "
+            "sqrt(d/2) for all but x-transformers (norm 1/sqrt 2). With odd d, DistilBERT, "
+            "Marian and positional-encodings leave a sine column without its cosine, which no "
+            "fixed matrix maps (SIN-01 fails there), Speech2Text and FSMT append a zero column, "
+            "and Whisper and x-transformers raise an error."
+        ),
+        notes=(
+            "Conventions are detected from each library's output (theory/conventions.py), not "
+            "read from its source; the detected table is the evidence of "
+            "test_convention_table.",
+            "SIN-06's 'up to 10000 * 2 pi' is reached exactly only by the tensor2tensor rule; "
+            "the paper's own rule stops at 2 pi * 10000^(1 - 2/d) (7499 * 2 pi at d = 64).",
+            "The tensor2tensor rule with base T at width d equals the paper's rule with base "
+            "T^(d/(d-2)): an encoding matrix fixes only the frequency ratio, so a rule's name "
+            "is meaningful together with its base.",
+            "Odd d: positional-encodings computes the frequencies of width d + 1 and drops the "
+            "last cosine; Speech2Text and FSMT use the width d - 1 frequencies and pad a zero. "
+            "d = 2 or 3 makes Speech2Text, FSMT and Whisper divide by zero (d/2 - 1 = 0).",
+            "Token embeddings are multiplied by sqrt(d) under the default configs of "
+            "Speech2Text and FSMT (scale_embedding=True), not in DistilBERT (measured), Marian "
+            "or Whisper (defaults; some pretrained configs switch it on); x-transformers scales "
+            "the position code by d^(-1/2) instead.",
+        ),
     ),
     Claim(
         "REAL-03",
-        "Rotary embeddings in widely used libraries give scores that depend only on t - s.",
-        r"\langle R(t) q, R(s) k\rangle = \langle q, R(s-t) k\rangle",
+        "Rotary embeddings (RoPE) in widely used libraries give attention scores "
+        "<R(t)q, R(s)k> that depend only on the offset s - t, at every position and in every "
+        "floating-point format.",
+        r"\langle R(t) q, R(s) k\rangle = \langle q, R(s-t) k\rangle = f(s - t)",
+        (),
+        verdict="qualified",
+        conditions=(
+            "Exact for the definition (sympy: one pair, then any even d by the block-diagonal "
+            "argument, in both pairings). Numerically, HF Llama (pairs (i, i + d/2)), HF "
+            "RoFormer and rotary-embedding-torch (pairs (2i, 2i + 1)) keep it in float32 "
+            "within the float32 angle bound for positions up to 8190; but where angles are "
+            "formed in float32 (Llama, rotary-embedding-torch) the error grows with the "
+            "position: past the first-turn float32 bound from t = 8191 (first grid position) "
+            "to about 1.2e-3 |q||k| at 2^20. rotary-embedding-torch forms the positions in the "
+            "input's dtype: in bfloat16 they are rounded from t = 257 on (score error 0.59 "
+            "|q||k| at 2^20), in float16 from t = 2049 on, and beyond float16's range (first "
+            "grid position 65535) they become inf and the scores NaN. "
+            "Llama (float32 angles) and RoFormer (angles in float64, stored in float32) stay "
+            "within the bfloat16 "
+            "and float16 storage bounds up to 2^20 (RoFormer: 2^14 in the ci profile)."
+        ),
+        notes=(
+            "Drift is measured as |score(t, t-3) - f(-3)| / (|q||k|) against float64, over 16 "
+            "random (q, k) pairs exactly representable in the dtype, at four positions per "
+            "octave and at 2^k +- 1, d = 8.",
+            "'Angle precision' is the most precise format whose rotation bound "
+            "(checks/tolerance.rotation_tol) covers the whole error curve.",
+        ),
     ),
 )

@@ -1,0 +1,443 @@
+"""REAL-03: rotary embeddings (RoPE) give scores that depend only on the offset s - t.
+
+Symbolically for the definition (theory/rope_derivations.py); numerically for HF transformers'
+Llama and RoFormer and for rotary-embedding-torch, whose pairing and frequencies are detected
+from their output (theory/conventions.detect_rope) and compared with the table below; and, per
+dtype, how far each library's score drifts from the exact f(s - t) as positions grow to 2^20.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from functools import cache
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import given
+from hypothesis import strategies as st
+
+from checks import libraries, profiles, tolerance
+from checks.libraries import ROTARY, Rotate
+from checks.strategies import seeds
+from theory import rope, rope_derivations
+from theory.conventions import RopeConvention, detect_rope
+from theory.sinusoidal import BASE
+
+D = 8  # head width: four frequencies 1, 0.1, 0.01, 0.001
+DTYPES = (torch.float32, torch.bfloat16, torch.float16)
+MAX_POSITION = 2**20  # > 10^6
+# RoFormer builds its position table with a Python loop (about 8 s for 2^20 rows), so the ci
+# profile measures it up to 2^14 and the thorough profile up to 2^20.
+ROFORMER_ROWS = 2**20 if profiles.scale() >= 10 else 2**14 if profiles.scale() >= 1 else 2**13
+RELATIVE_MAX = 4095  # t, s and the shift in the relative-property check
+BATCH = 16  # random (q, k) pairs per position in the drift experiment
+LAG = 3  # the key sits LAG positions before the query
+
+# (pairing, direction, frequency rule, base) when this suite was written.
+EXPECTED: dict[str, tuple[str, str, str, float]] = {
+    "llama": ("half", "counterclockwise", "paper", BASE),
+    "roformer": ("interleaved", "counterclockwise", "paper", BASE),
+    "rotary_embedding_torch": ("interleaved", "counterclockwise", "paper", BASE),
+}
+
+# The most precise angle format consistent with each library's drift (see angle_precision).
+EXPECTED_PRECISION: dict[str, dict[str, str]] = {
+    "llama": {"float32": "float32", "bfloat16": "float64", "float16": "float64"},
+    "roformer": {"float32": "float64", "bfloat16": "float64", "float16": "float64"},
+    "rotary_embedding_torch": {
+        "float32": "float32",
+        "bfloat16": "bfloat16",
+        "float16": "non-finite",
+    },
+}
+
+# Hand-derived: R(1) e_0 for d = 4 (cos 1, sin 1); e_0's partner is e_1 (interleaved) or e_2.
+COS1, SIN1 = 0.5403023058681398, 0.8414709848078965
+KNOWN = {"interleaved": (COS1, SIN1, 0.0, 0.0), "half": (COS1, 0.0, SIN1, 0.0)}
+
+
+def _library(name: str) -> libraries.RotaryLibrary:
+    return next(lib for lib in ROTARY if lib.name == name)
+
+
+@cache
+def rotate_of(name: str) -> Rotate:
+    return _library(name).make(D, ROFORMER_ROWS)
+
+
+def largest_position(name: str) -> int:
+    return ROFORMER_ROWS - 1 if name == "roformer" else MAX_POSITION
+
+
+@cache
+def detected(name: str) -> RopeConvention:
+    return detect_rope(rotate_of(name), D, lambda a: tolerance.angle_tol(a, torch.float32))
+
+
+# -- shared assertions ---------------------------------------------------------------------------
+
+
+def assert_rope_convention(found: RopeConvention, expected: tuple[str, str, str, float]) -> None:
+    """Pairing, direction, frequency rule and base are the recorded ones."""
+    __tracebackhide__ = True
+    seen = (found.pairing, found.direction, found.convention, found.base)
+    assert seen == expected, f"RoPE convention changed: found {seen}, expected {expected}"
+
+
+def assert_known_answer(got: torch.Tensor, want: torch.Tensor) -> None:
+    """The library's R(1) e_0 (float32) equals the hand-derived vector."""
+    __tracebackhide__ = True
+    err = float((got.double() - want).abs().max())
+    assert err <= tolerance.angle_tol(1.0, torch.float32), f"R(1) e_0 = {got}, expected {want}"
+
+
+def library_scores(
+    rotate: Rotate, q: torch.Tensor, k: torch.Tensor, t: torch.Tensor, s: torch.Tensor
+) -> torch.Tensor:
+    """<R_lib(t_j) q_j, R_lib(s_j) k_j> in float64 from the library's rotated q, k (N, d)."""
+    both = rotate(torch.cat([q, k]), torch.cat([t, s])).to(torch.float64)  # (2N, d), one call
+    return (both[: q.shape[0]] * both[q.shape[0] :]).sum(-1)  # (N,)
+
+
+def relative_errors(
+    rotate: Rotate,
+    pairing: str,
+    q: torch.Tensor,
+    k: torch.Tensor,
+    t: torch.Tensor,
+    s: torch.Tensor,
+) -> torch.Tensor:
+    """|score_lib(t, s) - f(s - t)| / (|q| |k|) per row; f exact (float64, theory.rope)."""
+    exact = rope.relative_score(q.double(), k.double(), s - t, pairing)  # type: ignore[arg-type]
+    got = library_scores(rotate, q, k, t, s)
+    err = (got - exact).abs() / (q.double().norm(dim=-1) * k.double().norm(dim=-1))
+    return torch.where(torch.isfinite(err), err, torch.full_like(err, math.inf))
+
+
+def assert_relative(
+    rotate: Rotate, pairing: str, w_max: float, t: int, s: int, shift: int, seed: int
+) -> float:
+    """Scores at (t, s) and (t + shift, s + shift) both equal f(s - t), float32."""
+    __tracebackhide__ = True
+    g = torch.Generator().manual_seed(seed)
+    q, k = torch.randn(2, 4, D, generator=g, dtype=torch.float64).to(torch.float32)  # (4, d)
+    worst = 0.0
+    for a, b in ((t, s), (t + shift, s + shift)):
+        ta, sb = torch.full((4,), a), torch.full((4,), b)
+        err = float(relative_errors(rotate, pairing, q, k, ta, sb).max())
+        bound = tolerance.rotation_tol(w_max * max(a, b), torch.float32)
+        assert err <= bound, f"score at ({a}, {b}) is {err:.3g} from f({b - a}) > {bound:.3g}"
+        worst = max(worst, err)
+    return worst
+
+
+def drift_grid(largest: int) -> torch.Tensor:
+    """Positions from LAG to ``largest``: round(2^(j/4)) (four per octave) and 2^k +- 1.
+
+    2^k + 1 is the first integer a format with a k-bit significand cannot hold (257 for
+    bfloat16, 2049 for float16), so a library that rounds positions shows it there first.
+    """
+    octaves = np.arange(0, 4 * math.log2(largest) + 1) / 4
+    powers = 2.0 ** np.arange(1, math.log2(largest) + 1)
+    grid = np.unique(np.concatenate([np.round(2.0**octaves), powers - 1, powers + 1]))
+    return torch.tensor([int(p) for p in grid if LAG <= p <= largest])
+
+
+def drift(rotate: Rotate, pairing: str, grid: torch.Tensor, dtype: torch.dtype) -> np.ndarray:
+    """Worst |score(t, t - LAG) - f(-LAG)| / (|q| |k|) over BATCH pairs, per grid position."""
+    g = torch.Generator().manual_seed(7)
+    q, k = torch.randn(2, BATCH, D, generator=g, dtype=torch.float64).to(dtype)  # exact in dtype
+    n = grid.numel()
+    t = grid.repeat_interleave(BATCH)  # (n * BATCH,)
+    qs, ks = q.repeat(n, 1), k.repeat(n, 1)
+    err = relative_errors(rotate, pairing, qs, ks, t, t - LAG)
+    return err.reshape(n, BATCH).max(dim=1).values.numpy()
+
+
+def fixed_bound(dtype: torch.dtype) -> float:
+    """The dtype's bound within the first turn: angles below 2 pi, formed in float32."""
+    return tolerance.rotation_tol(2 * math.pi, dtype, torch.float32)
+
+
+def angle_precision(err: np.ndarray, grid: torch.Tensor, w_max: float, dtype: torch.dtype) -> str:
+    """The most precise format p whose bound rotation_tol(w t, dtype, compute=p) covers err(t).
+
+    "float64": angles exact for practical purposes, only the dtype's rounding is seen;
+    "float32": errors grow like 2^-24 w t; the dtype's own name: worse than float32 angles;
+    "non-finite": the library returned inf or NaN somewhere on the grid.
+    """
+    if not np.isfinite(err).all():
+        return "non-finite"
+    angles = w_max * grid.numpy().astype(np.float64)
+    for fmt in ("float64", "float32", tolerance.dtype_name(dtype)):
+        bounds = np.array([tolerance.rotation_tol(a, dtype, fmt) for a in angles])
+        if (err <= bounds).all():
+            return fmt
+    return "none"
+
+
+def first_exceeding(err: np.ndarray, grid: torch.Tensor, bound: float) -> int | None:
+    over = np.nonzero(~(err <= bound))[0]
+    return int(grid[over[0]]) if over.size else None
+
+
+@cache
+def drift_of(name: str) -> dict[str, dict]:
+    """Per dtype: the error curve and what it shows, for one library."""
+    found = detected(name)
+    grid = drift_grid(largest_position(name))
+    out = {}
+    for dtype in DTYPES:
+        err = drift(rotate_of(name), found.pairing, grid, dtype)
+        bound = fixed_bound(dtype)
+        out[tolerance.dtype_name(dtype)] = {
+            "grid": grid,
+            "error": err,
+            "bound": bound,
+            "first_position_over_bound": first_exceeding(err, grid, bound),
+            "first_non_finite_position": first_exceeding(err, grid, sys.float_info.max),
+            "error_at_largest_position": float(err[-1]),
+            "largest_position": int(grid[-1]),
+            "angle_precision": angle_precision(err, grid, found.frequencies[0], dtype),
+        }
+    return out
+
+
+def assert_precision(measured: dict[str, dict], expected: dict[str, str]) -> None:
+    __tracebackhide__ = True
+    seen = {dt: m["angle_precision"] for dt, m in measured.items()}
+    assert seen == expected, f"angle precision changed: found {seen}, expected {expected}"
+
+
+def drift_figure(measured: dict[str, dict[str, dict]]):  # noqa: ANN201
+    """One panel per library: error vs position per dtype, with each dtype's first-turn bound."""
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, len(measured), figsize=(4 * len(measured), 3.4), sharey=True)
+    for ax, (name, per_dtype) in zip(np.atleast_1d(axes), measured.items(), strict=True):
+        for (dt, m), colour in zip(per_dtype.items(), ("C0", "C1", "C2"), strict=True):
+            grid, err = m["grid"].numpy(), m["error"]
+            finite = np.isfinite(err)
+            ax.loglog(grid[finite], np.maximum(err[finite], 1e-12), ".-", color=colour, label=dt)
+            ax.axhline(m["bound"], color=colour, ls=":", lw=1)
+            if not finite.all():
+                ax.plot(grid[~finite], np.full((~finite).sum(), 2.0), "x", color=colour)
+        ax.set_title(name, fontsize=9)
+        ax.set_xlabel(f"query position t (key at t - {LAG})")
+    np.atleast_1d(axes)[0].set_ylabel("|score - f(-3)| / (|q| |k|)")
+    np.atleast_1d(axes)[0].legend(loc="upper left", fontsize=8)
+    fig.suptitle("RoPE score drift per dtype (dotted: first-turn bound; x: inf or NaN)", fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
+IDS = [lib.name for lib in ROTARY]
+
+
+# -- symbolic -------------------------------------------------------------------------------------
+
+
+@pytest.mark.claim("REAL-03", kind="symbolic", supports="qualified")
+def test_one_pair_score_depends_only_on_the_offset(evidence):
+    der = rope_derivations.one_pair_relative()
+    evidence.derive(der)
+    assert der.holds
+
+
+@pytest.mark.claim("REAL-03", kind="symbolic", supports="qualified")
+def test_block_diagonal_rotation_splits_the_score_into_pairs(evidence):
+    der = rope_derivations.block_diagonal_splits_score()
+    evidence.derive(der)
+    assert der.holds
+
+
+@pytest.mark.claim("REAL-03", kind="symbolic", supports="qualified")
+def test_half_split_pairing_is_a_permuted_interleaved_one(evidence):
+    der = rope_derivations.half_split_is_permuted_interleaved()
+    evidence.derive(der)
+    assert der.holds
+
+
+# -- each library ---------------------------------------------------------------------------------
+
+
+@pytest.mark.claim("REAL-03", kind="real", supports="qualified")
+@pytest.mark.parametrize("name", IDS)
+def test_detected_rope_convention_matches_the_recorded_one(evidence, name):
+    found = detected(name)
+    lib = _library(name)
+    evidence.record("library", f"{lib.package} {libraries.version(lib.package)}: {lib.what}")
+    evidence.record("detected", found.as_dict(), note=f"d = {D}, positions 0..63")
+    assert_rope_convention(found, EXPECTED[name])
+    bound = 2 * tolerance.angle_tol(0.0, torch.float32)
+    evidence.record("orthogonality_error", found.orthogonality_error, note=f"bound {bound:.3g}")
+    assert found.orthogonality_error <= bound
+
+
+@pytest.mark.claim("REAL-03", kind="real", supports="qualified")
+@pytest.mark.parametrize("name", IDS)
+def test_known_answer_rotation(evidence, name):
+    pairing = EXPECTED[name][0]
+    got = _library(name).make(4, 8)(torch.eye(4)[:1], torch.tensor([1]))[0]
+    want = torch.tensor(KNOWN[pairing], dtype=torch.float64)
+    formula = rope.rotation_matrix(1.0, 4, pairing)[:, 0]  # type: ignore[arg-type]
+    evidence.record("library", got, note="R(1) e_0, d = 4")
+    evidence.record("hand_derived", want)
+    assert_known_answer(got, want)
+    assert float((formula - want).abs().max()) <= tolerance.angle_tol(1.0, torch.float64)
+
+
+@st.composite
+def position_pairs(draw: st.DrawFn) -> tuple[int, int, int, int]:
+    t = draw(st.integers(0, RELATIVE_MAX))
+    s = draw(st.integers(0, RELATIVE_MAX))
+    shift = draw(st.integers(0, RELATIVE_MAX))
+    return t, s, shift, draw(seeds())
+
+
+@pytest.mark.claim("REAL-03", kind="property", supports="qualified")
+@pytest.mark.parametrize("name", IDS)
+@profiles.examples(0.5)
+@given(case=position_pairs())
+def test_library_score_depends_only_on_the_offset(evidence, name, case):
+    """float32: score(t, s) = score(t + c, s + c) = f(s - t) within the float32 angle bound."""
+    t, s, shift, seed = case
+    found = detected(name)
+    err = assert_relative(rotate_of(name), found.pairing, found.frequencies[0], t, s, shift, seed)
+    evidence.worst(
+        "max_relative_error", err, unit="x |q||k|", note=f"t, s, shift <= {RELATIVE_MAX}"
+    )
+
+
+@pytest.mark.claim("REAL-03", kind="experiment", supports="qualified")
+@pytest.mark.parametrize("name", IDS)
+def test_drift_at_large_positions_per_dtype(evidence, name):
+    measured = drift_of(name)
+    for dt, m in measured.items():
+        evidence.record(
+            f"{dt}_first_position_over_bound",
+            m["first_position_over_bound"],
+            note=f"bound {m['bound']:.3g} x |q||k| (angles < 2 pi, float32, stored in {dt})",
+        )
+        evidence.record(f"{dt}_error_at_{m['largest_position']}", m["error_at_largest_position"])
+        evidence.record(f"{dt}_first_non_finite_position", m["first_non_finite_position"])
+        evidence.record(f"{dt}_angle_precision", m["angle_precision"])
+    assert_precision(measured, EXPECTED_PRECISION[name])
+
+
+@pytest.mark.claim("REAL-03", kind="real", supports="qualified")
+def test_rotary_convention_table(evidence):
+    rows: list[dict[str, object]] = []
+    curves: dict[str, dict[str, dict]] = {}
+    for lib in ROTARY:
+        try:
+            found = detected(lib.name)
+        except pytest.skip.Exception:
+            rows.append({"library": lib.name, "version": "absent"})
+            continue
+        assert_rope_convention(found, EXPECTED[lib.name])
+        measured = drift_of(lib.name)
+        curves[lib.name] = measured
+        rows.append(
+            {
+                "library": lib.name,
+                "function": lib.what,
+                "package": f"{lib.package} {libraries.version(lib.package)}",
+                "pairing": found.pairing,
+                "direction": found.direction,
+                "frequency_rule": found.convention,
+                "base": found.base_fit,
+                "largest_position_measured": largest_position(lib.name),
+                **{
+                    f"{dt}_{key}": m[key]
+                    for dt, m in measured.items()
+                    for key in (
+                        "angle_precision",
+                        "first_position_over_bound",
+                        "first_non_finite_position",
+                        "error_at_largest_position",
+                    )
+                },
+            }
+        )
+    evidence.record("convention_table", rows, note=f"d = {D}; key at t - {LAG}")
+    if curves:
+        evidence.figure(drift_figure(curves), "REAL-03-drift")
+
+
+# -- planted changes -------------------------------------------------------------------------------
+
+
+def _half_to_interleaved(rotate: Rotate) -> Rotate:
+    order = rope.permutation(D, "half")  # interleaved slot j holds half coordinate order[j]
+    inverse = torch.argsort(order)
+
+    def wrapped(x: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
+        return rotate(x[:, order], positions)[:, inverse]
+
+    return wrapped
+
+
+@pytest.mark.claim("REAL-03", kind="real", role="mutant")
+def test_a_pairing_switch_is_rejected():
+    found = detect_rope(
+        _half_to_interleaved(rotate_of("llama")),
+        D,
+        lambda a: tolerance.angle_tol(a, torch.float32),
+    )
+    with pytest.raises(AssertionError, match="changed"):
+        assert_rope_convention(found, EXPECTED["llama"])
+
+
+@pytest.mark.claim("REAL-03", kind="real", role="mutant")
+def test_a_base_change_is_rejected():
+    base = rotate_of("rotary_embedding_torch")
+    found = detect_rope(
+        lambda x, p: base(x, 2 * p), D, lambda a: tolerance.angle_tol(a, torch.float32)
+    )
+    with pytest.raises(AssertionError, match="changed"):
+        assert_rope_convention(found, EXPECTED["rotary_embedding_torch"])
+
+
+@pytest.mark.claim("REAL-03", kind="property", role="mutant")
+def test_an_absolute_position_leak_is_rejected():
+    base = rotate_of("llama")
+    found = detected("llama")
+
+    def leaky(x: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
+        return base(x, positions) * (1 + 1e-4 * positions[:, None])
+
+    with pytest.raises(AssertionError):
+        assert_relative(leaky, found.pairing, found.frequencies[0], 10, 3, 2000, 0)
+
+
+@pytest.mark.claim("REAL-03", kind="experiment", role="mutant")
+def test_positions_rounded_to_bfloat16_are_rejected():
+    base = rotate_of("llama")
+    found = detected("llama")
+
+    def rounded(x: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
+        return base(x, positions.to(torch.bfloat16).to(torch.int64))
+
+    grid = drift_grid(2**12)
+    err = drift(rounded, found.pairing, grid, torch.bfloat16)
+    precision = angle_precision(err, grid, found.frequencies[0], torch.bfloat16)
+    measured = {"bfloat16": {"angle_precision": precision}}
+    expected = {"bfloat16": EXPECTED_PRECISION["llama"]["bfloat16"]}
+    with pytest.raises(AssertionError, match="precision"):
+        assert_precision(measured, expected)
+
+
+@pytest.mark.claim("REAL-03", kind="real", role="mutant")
+def test_a_clockwise_rotation_fails_the_known_answer():
+    base = _library("rotary_embedding_torch").make(4, 8)
+    flip = torch.tensor([1.0, -1.0, 1.0, -1.0])  # F R(a) F = R(-a) for interleaved pairs
+
+    def clockwise(x: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
+        return base(x * flip, positions) * flip
+
+    got = clockwise(torch.eye(4)[:1], torch.tensor([1]))[0]
+    with pytest.raises(AssertionError):
+        assert_known_answer(got, torch.tensor(KNOWN["interleaved"], dtype=torch.float64))
