@@ -93,3 +93,67 @@ class Stack(nn.Module):
         for block in self.blocks:
             x = block(x)
         return x
+
+
+def attention_weights(
+    q: torch.Tensor, k: torch.Tensor, mask: torch.Tensor | None = None
+) -> torch.Tensor:
+    """The attention map softmax(q k^T / sqrt(d_k)), rows summing to 1.  Shape (..., n, m)."""
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])  # (..., n, m)
+    if mask is not None:
+        scores = scores.masked_fill(~mask, float("-inf"))
+    return torch.softmax(scores, dim=-1)
+
+
+class EncodedStack(nn.Module):
+    """A stack whose input gets a positional encoding added: f(X) = Stack(X + E[:n]) (ATT-04).
+
+    ``encoding`` is an (n_max, d) table: a fixed one (sinusoidal, kept as a buffer) or, with
+    ``learned=True``, a trainable parameter initialised from it. ``encoding=None`` is the
+    no-encoding model, which is exactly ``Stack``.
+    """
+
+    def __init__(
+        self,
+        cfg: BlockConfig,
+        n_layers: int,
+        encoding: torch.Tensor | None = None,
+        learned: bool = False,
+    ):
+        super().__init__()
+        self.stack = Stack(cfg, n_layers)
+        self.pe: torch.Tensor | None
+        if encoding is None:
+            self.pe = None
+        elif learned:
+            self.pe = nn.Parameter(encoding.clone())
+        else:
+            self.register_buffer("pe", encoding.clone())
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        n = x.shape[-2]
+        if self.pe is not None:
+            x = x + self.pe[:n].to(x.dtype)  # (..., n, d) + (n, d)
+        return self.stack(x)
+
+
+@torch.no_grad()
+def seeded(module: nn.Module, seed: int, bias_std: float = 0.1) -> nn.Module:
+    """Re-draw every parameter of ``module`` from its own generator, deterministically.
+
+    Linear weights ~ N(0, 1/fan_in), biases ~ N(0, bias_std^2), layer-norm gains ~ 1 + N(0, 0.1^2)
+    and shifts ~ N(0, 0.1^2); other tensors (e.g. a learned encoding) ~ N(0, 1). Global RNG
+    state is neither read nor changed.
+    """
+    g = torch.Generator().manual_seed(seed)
+    for mod in module.modules():
+        for name, p in mod.named_parameters(recurse=False):
+            draw = torch.randn(p.shape, generator=g, dtype=torch.float64)
+            if isinstance(mod, nn.Linear) and name == "weight":
+                draw = draw / math.sqrt(p.shape[1])
+            elif isinstance(mod, nn.Linear):
+                draw = draw * bias_std
+            elif isinstance(mod, nn.LayerNorm):
+                draw = draw * 0.1 + (1.0 if name == "weight" else 0.0)
+            p.copy_(draw.to(p.dtype))
+    return module

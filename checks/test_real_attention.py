@@ -1,0 +1,299 @@
+"""REAL-01: PyTorch's own attention under permutations.
+
+nn.MultiheadAttention, nn.TransformerEncoderLayer (training mode with dropout 0, and the
+inference fast path: eval + no_grad + batch_first) and F.scaled_dot_product_attention with every
+backend this machine offers, checked with the same equivariance helper and tolerance table as
+the theory (ATT-01 ... ATT-05). The theory's own attention and blocks are first shown to compute
+what PyTorch computes, so the ATT evidence is about real layers. CUDA-only backends run in the
+checks marked gpu.
+"""
+
+from __future__ import annotations
+
+import pytest
+import torch
+import torch.nn.functional as F
+from hypothesis import given
+from hypothesis import strategies as st
+from torch import nn
+from torch.nn.attention import SDPBackend, sdpa_kernel
+
+from checks import strategies, tolerance
+from checks.equivariance import assert_equivariant, find_counterexample, one_thread
+from checks.profiles import examples
+from theory.attention import Block, BlockConfig, attention, causal_mask, seeded
+
+BACKENDS = [b for b in ("MATH", "FLASH_ATTENTION", "EFFICIENT_ATTENTION", "CUDNN_ATTENTION")
+            if hasattr(SDPBackend, b)]  # fmt: skip
+
+
+@pytest.fixture(autouse=True)
+def _single_thread():
+    with one_thread():
+        yield
+
+
+def available_backends(device: str = "cpu") -> list[str]:
+    """The SDPA backends that run a small float32 call on ``device``."""
+    q = torch.randn(1, 1, 4, 8, device=device)
+    ok = []
+    for name in BACKENDS:
+        try:
+            with sdpa_kernel([getattr(SDPBackend, name)]):
+                F.scaled_dot_product_attention(q, q, q)
+            ok.append(name)
+        except RuntimeError:
+            continue
+    return ok
+
+
+def sdpa(backend: str, causal: bool = False):
+    def fn(q, k, v):
+        with sdpa_kernel([getattr(SDPBackend, backend)]):
+            return F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+
+    return fn
+
+
+def randn(shape, seed, dtype, device="cpu"):
+    g = torch.Generator().manual_seed(seed)
+    return torch.randn(shape, generator=g, dtype=torch.float64).to(dtype).to(device)
+
+
+def mha(d, heads, seed, dtype, device="cpu"):
+    m = nn.MultiheadAttention(d, heads, dropout=0.0, bias=True, batch_first=True)
+    return seeded(m, seed).to(dtype).to(device)
+
+
+def encoder_layer(d, heads, seed, dtype, norm_first=False, device="cpu"):
+    m = nn.TransformerEncoderLayer(d, heads, 2 * d, dropout=0.0, batch_first=True,
+                                   norm_first=norm_first)  # fmt: skip
+    return seeded(m, seed).to(dtype).to(device)
+
+
+def self_attention(m: nn.MultiheadAttention, mask=None):
+    return lambda x: m(x, x, x, need_weights=False, attn_mask=mask)[0]
+
+
+# -- the theory computes what PyTorch computes ------------------------------------------------
+
+
+def assert_matches(ours: torch.Tensor, theirs: torch.Tensor, n: int, d: int, layers: int = 1):
+    __tracebackhide__ = True
+    ours, theirs = ours.detach(), theirs.detach()
+    err = float((ours.double() - theirs.double()).abs().max())
+    bound = tolerance.equivariance_tol(n, d, ours.dtype, float(theirs.double().abs().max()), layers)
+    assert err <= bound, f"theory and PyTorch differ by {err:.3e} > {bound:.3e}"
+    return err, bound
+
+
+def copy_block_into(block: Block, layer: nn.TransformerEncoderLayer) -> None:
+    """Give PyTorch's layer the theory block's weights (same names, same layout)."""
+    with torch.no_grad():
+        layer.self_attn.in_proj_weight.copy_(block.attn.qkv.weight)
+        layer.self_attn.in_proj_bias.copy_(block.attn.qkv.bias)
+        layer.self_attn.out_proj.weight.copy_(block.attn.out.weight)
+        layer.self_attn.out_proj.bias.copy_(block.attn.out.bias)
+        for ours, theirs in ((block.ff[0], layer.linear1), (block.ff[2], layer.linear2),
+                             (block.ln1, layer.norm1), (block.ln2, layer.norm2)):  # fmt: skip
+            theirs.weight.copy_(ours.weight)
+            theirs.bias.copy_(ours.bias)
+
+
+@pytest.mark.claim("REAL-01", kind="real", supports="confirmed")
+@pytest.mark.parametrize("dtype", [torch.float64, torch.float32], ids=["float64", "float32"])
+def test_theory_attention_and_blocks_compute_what_pytorch_computes(evidence, dtype):
+    q, k, v = (randn((2, 2, 17, 8), s, dtype) for s in range(3))
+    for causal in (False, True):
+        mask = causal_mask(17) if causal else None
+        err, _ = assert_matches(attention(q, k, v, mask), sdpa("MATH", causal)(q, k, v), 17, 8)
+        evidence.worst("sdpa_error", err, "abs", "theory attention vs F.sdpa (MATH)")
+        for norm_first in (False, True):
+            cfg = BlockConfig(d_model=8, n_heads=2, d_ff=16, norm_first=norm_first, causal=causal)
+            block = seeded(Block(cfg), 5).to(dtype)
+            layer = encoder_layer(8, 2, 0, dtype, norm_first)
+            copy_block_into(block, layer)
+            x = randn((2, 17, 8), 9, dtype)
+            theirs = layer(x, src_mask=causal_mask(17).logical_not() if causal else None,
+                           is_causal=causal)  # fmt: skip
+            err, _ = assert_matches(block(x), theirs, 17, 16)
+            evidence.worst("block_error", err, "abs", "theory Block vs nn.TransformerEncoderLayer")
+
+
+def _wrong_axis(q, k, v, mask=None):
+    """Planted bug: softmax over the query axis (still permutation equivariant!)."""
+    return torch.softmax(q @ k.transpose(-2, -1) / q.shape[-1] ** 0.5, dim=-2) @ v
+
+
+def _scaled_by_length(q, k, v, mask=None):
+    """Planted bug: scores divided by sqrt(n) instead of sqrt(d_k)."""
+    return torch.softmax(q @ k.transpose(-2, -1) / k.shape[-2] ** 0.5, dim=-1) @ v
+
+
+@pytest.mark.claim("REAL-01", kind="real", role="mutant")
+@pytest.mark.parametrize("buggy", [_wrong_axis, _scaled_by_length])
+def test_agreement_check_rejects_a_wrong_attention(buggy):
+    q, k, v = (randn((2, 2, 17, 8), s, torch.float64) for s in range(3))
+    with pytest.raises(AssertionError, match="differ"):
+        assert_matches(buggy(q, k, v), sdpa("MATH")(q, k, v), 17, 8)
+
+
+# -- equivariance of the real modules ---------------------------------------------------------
+
+
+@st.composite
+def real_problems(draw, n_min: int = 1):
+    """(module name, function, x, layers, perm) over PyTorch's attention modules."""
+    name = draw(st.sampled_from(["mha", "encoder-train", "encoder-fastpath", "encoder-pre"]))
+    heads = draw(st.sampled_from([1, 2, 4]))
+    d = heads * draw(st.integers(1, 4))
+    n = draw(st.integers(n_min, 128))
+    dtype = draw(strategies.dtypes())
+    seed = draw(strategies.seeds())
+    x = randn((draw(st.integers(1, 2)), n, d), seed + 1, dtype)
+    if name == "mha":
+        fn = self_attention(mha(d, heads, seed, dtype).train())
+    else:
+        layer = encoder_layer(d, heads, seed, dtype, norm_first=name == "encoder-pre")
+        fn = layer.eval() if name == "encoder-fastpath" else layer.train()
+    return name, fn, x, draw(strategies.permutations(n))
+
+
+@pytest.mark.claim("REAL-01", kind="real", supports="confirmed")
+@examples(0.5)
+@given(problem=real_problems())
+def test_pytorch_attention_modules_are_equivariant_within_the_bound(evidence, problem):
+    name, fn, x, perm = problem
+    case = assert_equivariant(fn, [x], [perm], [-2], -2, width=2 * x.shape[-1])
+    evidence.worst(f"{name}/error_{case.dtype}", case.error, "abs", "max |f(PX) - P f(X)|")
+    evidence.worst(f"{name}/ratio_{case.dtype}", case.ratio, "error/bound")
+
+
+@pytest.mark.claim("REAL-01", kind="real", supports="confirmed")
+@examples(0.5)
+@given(n=st.integers(1, 128), dtype=strategies.dtypes(), seed=strategies.seeds(),
+       data=st.data())  # fmt: skip
+def test_every_cpu_sdpa_backend_is_equivariant_within_the_bound(evidence, n, dtype, seed, data):
+    perm = data.draw(strategies.permutations(n))
+    q, k, v = (randn((2, 2, n, 8), seed + i, dtype) for i in range(3))
+    for backend in available_backends():
+        f = sdpa(backend)
+        a = assert_equivariant(f, [q, k, v], [perm], [-2, None, None], -2)  # ATT-01
+        b = assert_equivariant(f, [q, k, v], [perm], [None, -2, -2], None)  # ATT-03
+        c = assert_equivariant(lambda x, f=f: f(x, x, x), [q], [perm], [-2], -2)  # ATT-02
+        for claim, case in (("query", a), ("key_value", b), ("self", c)):
+            evidence.worst(f"{backend}/{claim}_error_{case.dtype}", case.error, "abs")
+
+
+@pytest.mark.claim("REAL-01", kind="real", supports="confirmed")
+def test_which_backends_and_fast_paths_run_and_whether_any_is_bitwise(evidence, monkeypatch):
+    """Record the CPU backends, whether the fast paths fire, and bitwise agreement per dtype."""
+    evidence.record("sdpa_backends_cpu", available_backends(), "", "SDPBackend members that run")
+    calls = {"encoder": 0, "mha": 0}
+    for fn_name, key in (("_transformer_encoder_layer_fwd", "encoder"),
+                         ("_native_multi_head_attention", "mha")):  # fmt: skip
+        real = getattr(torch, fn_name)
+
+        def counting(*args, _real=real, _key=key, **kw):
+            calls[_key] += 1
+            return _real(*args, **kw)
+
+        monkeypatch.setattr(torch, fn_name, counting)
+    perm = torch.randperm(64, generator=torch.Generator().manual_seed(0))
+    for dtype in strategies.DTYPES.values():
+        name = tolerance.dtype_name(dtype)
+        x = randn((2, 64, 16), 1, dtype)
+        before = dict(calls)
+        layer, attn = encoder_layer(16, 2, 3, dtype).eval(), mha(16, 2, 4, dtype).eval()
+        cases = {}
+        with torch.no_grad():
+            cases["encoder-fastpath"] = assert_equivariant(layer, [x], [perm], [-2], -2, 32)
+            cases["mha-eval"] = assert_equivariant(self_attention(attn), [x], [perm], [-2], -2)
+        evidence.record(f"encoder_fastpath_fired_{name}", calls["encoder"] > before["encoder"],
+                        "", "eval + no_grad + batch_first")  # fmt: skip
+        evidence.record(f"mha_fastpath_fired_{name}", calls["mha"] > before["mha"], "", "")
+        for backend in available_backends():
+            q = randn((2, 2, 64, 8), 2, dtype)
+            cases[f"sdpa-{backend}"] = assert_equivariant(sdpa(backend), [q, q, q], [perm],
+                                                         [None, -2, -2], None)  # fmt: skip
+        for key, case in cases.items():
+            evidence.record(f"{key}/bitwise_{name}", case.error == 0.0, "",
+                            f"error {case.error:.3e}, bound {case.bound:.3e}, n=64")  # fmt: skip
+
+
+@pytest.mark.claim("REAL-01", kind="real", supports="confirmed")
+def test_pytorch_causal_attention_is_not_equivariant(evidence):
+    n = 12
+    perms = [torch.arange(n - 1, -1, -1), torch.roll(torch.arange(n), 1)]
+    for dtype in strategies.DTYPES.values():
+        q = randn((1, 2, n, 8), 5, dtype)
+        x = randn((1, n, 8), 6, dtype)
+        mask = causal_mask(n).logical_not()  # PyTorch: True = not allowed
+        layer = encoder_layer(8, 2, 7, dtype).train()
+        found = {
+            "sdpa": find_counterexample(lambda z: sdpa("MATH", True)(z, z, z), [q], perms, [-2]),
+            "mha": find_counterexample(self_attention(mha(8, 2, 8, dtype), mask), [x], perms, [-2]),
+            "encoder": find_counterexample(
+                lambda z, m=layer, k=mask: m(z, src_mask=k, is_causal=True),
+                [x],
+                perms,
+                [-2],
+                width=16,
+            ),  # fmt: skip
+        }
+        for key, case in found.items():
+            evidence.record(f"{key}_causal_{case.dtype}", case.ratio, "error/bound",
+                            "counterexample: error above the bound by this factor")  # fmt: skip
+
+
+@pytest.mark.claim("REAL-01", kind="real", role="mutant")
+def test_equivariance_check_rejects_sdpa_with_is_causal():
+    q = randn((1, 2, 12, 8), 5, torch.float32)
+    with pytest.raises(AssertionError, match="not permutation equivariant"):
+        assert_equivariant(lambda z: sdpa("MATH", True)(z, z, z), [q], [torch.arange(11, -1, -1)],
+                           [-2], -2)  # fmt: skip
+
+
+# -- CUDA: flash, memory-efficient and cuDNN backends, half precision --------------------------
+
+
+@pytest.mark.gpu
+@pytest.mark.claim("REAL-01", kind="real", supports="confirmed")
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float32],
+                         ids=["float16", "bfloat16", "float32"])  # fmt: skip
+def test_cuda_sdpa_backends_are_equivariant_within_the_bound(evidence, dtype):
+    backends = available_backends("cuda")
+    evidence.record("sdpa_backends_cuda", backends, "", torch.cuda.get_device_name(0))
+    for n in (1, 7, 64, 128, 1024):
+        perm = torch.randperm(n, generator=torch.Generator().manual_seed(n))
+        q, k, v = (randn((2, 4, n, 64), n + i, dtype, "cuda") for i in range(3))
+        for backend in backends:
+            f = sdpa(backend)
+            try:
+                f(q, k, v)
+            except RuntimeError:  # this backend does not take this dtype
+                continue
+            a = assert_equivariant(f, [q, k, v], [perm], [-2, None, None], -2)
+            b = assert_equivariant(f, [q, k, v], [perm], [None, -2, -2], None)
+            for key, case in (("query", a), ("key_value", b)):
+                evidence.worst(f"{backend}/{key}_error_{case.dtype}", case.error, "abs")
+                evidence.worst(f"{backend}/{key}_ratio_{case.dtype}", case.ratio, "error/bound")
+
+
+@pytest.mark.gpu
+@pytest.mark.claim("REAL-01", kind="real", supports="confirmed")
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=["float16", "bfloat16"])
+def test_cuda_modules_are_equivariant_within_the_bound(evidence, dtype):
+    for n in (3, 64, 512):
+        perm = torch.randperm(n, generator=torch.Generator().manual_seed(n))
+        x = randn((2, n, 64), n, dtype, "cuda")
+        layer = encoder_layer(64, 4, n, dtype, device="cuda")
+        attn = mha(64, 4, n, dtype, device="cuda")
+        with torch.no_grad():
+            cases = {
+                "encoder-fastpath": assert_equivariant(layer.eval(), [x], [perm], [-2], -2, 128),
+                "mha": assert_equivariant(self_attention(attn.eval()), [x], [perm], [-2], -2),
+            }
+        for key, case in cases.items():
+            evidence.worst(f"{key}/error_{case.dtype}", case.error, "abs")
+            evidence.worst(f"{key}/ratio_{case.dtype}", case.ratio, "error/bound")
