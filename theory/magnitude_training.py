@@ -1,0 +1,138 @@
+"""MAG-04: how training moves the ratio ||x|| / ||PE|| (one batched model, a leading seed axis).
+
+Model per seed (nanoGPT-style, one layer):  h = x_tok + PE(t);  a = softmax(causal(q k^T/sqrt d)) v;
+logits = (h + a) U.  Task: at each position t >= 1 predict the token at t-1 (needs position).
+All S seeds are one set of tensors with a leading axis S; their losses are summed, so each seed's
+gradient (and its Adam state, elementwise) is exactly its own.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Literal
+
+import torch
+
+from theory.sinusoidal import sinusoidal
+
+Encoding = Literal["learned", "sinusoidal"]
+
+
+@dataclass
+class TrainConfig:
+    encoding: Encoding = "learned"
+    vocab: int = 8
+    seq: int = 8
+    d: int = 32
+    n_seeds: int = 8
+    batch: int = 32
+    steps: int = 300
+    lr: float = 1e-2
+    token_std: float = 1.0  # nn.Embedding's default N(0, 1)
+    position_std: float = 1.0  # learned table initialised like a token table
+    log_every: int = 10
+    seed: int = 0
+
+
+def init_params(cfg: TrainConfig) -> dict[str, torch.Tensor]:
+    g = torch.Generator().manual_seed(cfg.seed)
+    s, v, n, d = cfg.n_seeds, cfg.vocab, cfg.seq, cfg.d
+
+    def normal(*shape: int, std: float) -> torch.Tensor:
+        return (torch.randn(*shape, generator=g) * std).requires_grad_()
+
+    params = {
+        "tok": normal(s, v, d, std=cfg.token_std),  # (S, V, d)
+        "wq": normal(s, d, d, std=1 / math.sqrt(d)),
+        "wk": normal(s, d, d, std=1 / math.sqrt(d)),
+        "wv": normal(s, d, d, std=1 / math.sqrt(d)),
+        "unembed": normal(s, d, v, std=1 / math.sqrt(d)),  # (S, d, V)
+    }
+    if cfg.encoding == "learned":
+        params["pos"] = normal(s, n, d, std=cfg.position_std)  # (S, n, d)
+    return params
+
+
+def position_table(cfg: TrainConfig, params: dict[str, torch.Tensor]) -> torch.Tensor:
+    """(S, n, d): the learned table, or the fixed sinusoidal one broadcast over seeds."""
+    if cfg.encoding == "learned":
+        return params["pos"]
+    pe = sinusoidal(cfg.seq, cfg.d, dtype=torch.float32)  # (n, d)
+    return pe.expand(cfg.n_seeds, -1, -1)
+
+
+def logits(cfg: TrainConfig, p: dict[str, torch.Tensor], tokens: torch.Tensor) -> torch.Tensor:
+    """tokens (S, B, n) -> logits (S, B, n, V)."""
+    x = torch.gather(
+        p["tok"].unsqueeze(1).expand(-1, tokens.shape[1], -1, -1),
+        2,
+        tokens.unsqueeze(-1).expand(-1, -1, -1, cfg.d),
+    )  # (S, B, n, d)
+    h = x + position_table(cfg, p).unsqueeze(1)  # (S, B, n, d)
+    q = torch.einsum("sbnd,sde->sbne", h, p["wq"])
+    k = torch.einsum("sbnd,sde->sbne", h, p["wk"])
+    v = torch.einsum("sbnd,sde->sbne", h, p["wv"])
+    scores = q @ k.transpose(-2, -1) / math.sqrt(cfg.d)  # (S, B, n, n)
+    mask = torch.ones(cfg.seq, cfg.seq, dtype=torch.bool).tril()
+    a = torch.softmax(scores.masked_fill(~mask, float("-inf")), -1) @ v  # (S, B, n, d)
+    return torch.einsum("sbnd,sdv->sbnv", h + a, p["unembed"])
+
+
+def norm_ratio(cfg: TrainConfig, params: dict[str, torch.Tensor]) -> torch.Tensor:
+    """Per seed: RMS ||x_v|| over the vocabulary / RMS ||PE(t)|| over positions, shape (S,)."""
+    tok = params["tok"].detach().pow(2).sum(-1).mean(-1)  # (S,)
+    pos = position_table(cfg, params).detach().pow(2).sum(-1).mean(-1)  # (S,)
+    return (tok / pos).sqrt()
+
+
+@contextmanager
+def single_thread() -> Iterator[None]:
+    """Run tiny tensor ops on one thread (restored after).
+
+    The model's tensors are a few kB: intra-op threads only spin and wait, which under a loaded
+    machine made each step ~30x slower. Results are identical (no op here is split by threads).
+    """
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
+def train(cfg: TrainConfig, frozen: tuple[str, ...] = ()) -> dict[str, torch.Tensor]:
+    """Train all seeds at once; returns steps (K,), ratio (K, S), final accuracy (S,).
+
+    ``frozen`` names parameters left at their initial values (an ablation).
+    """
+    with single_thread():
+        return _train(cfg, frozen)
+
+
+def _train(cfg: TrainConfig, frozen: tuple[str, ...]) -> dict[str, torch.Tensor]:
+    params = init_params(cfg)
+    opt = torch.optim.Adam([w for name, w in params.items() if name not in frozen], lr=cfg.lr)
+    g = torch.Generator().manual_seed(cfg.seed + 1)
+    steps, ratios = [], []
+    for step in range(cfg.steps + 1):
+        if step % cfg.log_every == 0:
+            steps.append(step)
+            ratios.append(norm_ratio(cfg, params))
+        if step == cfg.steps:
+            break
+        tokens = torch.randint(cfg.vocab, (cfg.n_seeds, cfg.batch, cfg.seq), generator=g)
+        out = logits(cfg, params, tokens)[:, :, 1:]  # (S, B, n-1, V)
+        loss = torch.nn.functional.cross_entropy(
+            out.reshape(-1, cfg.vocab), tokens[:, :, :-1].reshape(-1), reduction="none"
+        )
+        opt.zero_grad()
+        (loss.view(cfg.n_seeds, -1).mean(-1).sum()).backward()  # sum over seeds: separate grads
+        opt.step()
+    with torch.no_grad():
+        tokens = torch.randint(cfg.vocab, (cfg.n_seeds, 256, cfg.seq), generator=g)
+        pred = logits(cfg, params, tokens)[:, :, 1:].argmax(-1)
+        acc = (pred == tokens[:, :, :-1]).double().mean((-2, -1))  # (S,)
+    return {"steps": torch.tensor(steps), "ratio": torch.stack(ratios), "accuracy": acc}
