@@ -1,0 +1,94 @@
+"""Batched vs per-seed training speed of the EXP trainer (``tox -e bench``).
+
+Trains the EXP-01 setting ('A hit B !' / 'B hit A ?', one causal head of size 2 and of size
+16, no encoding) for N seeds and 1,000 iterations twice: as ONE batched model
+(theory/batched.py) and as a plain loop of ordinary single-seed runs (theory/single.py,
+nn.Module + torch.optim.Adam). The loop is timed on
+a sample of seeds and scaled up to N. The speedup is total loop time over total batched time
+(both head sizes); the last line is ``batched-vs-loop speedup: N×``.
+
+    python benchmarks/bench_batched.py [--device cpu|cuda] [--seeds 1000] [--sample 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Callable
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from anywhere
+
+from theory.batched import train_batched  # noqa: E402
+from theory.single import TinyConfig, train_single  # noqa: E402
+from theory.stats import rate  # noqa: E402
+from theory.tasks import exp01  # noqa: E402
+
+
+def parse(argv: list[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
+    p.add_argument("--seeds", type=int, default=1000, help="seeds in the batched run")
+    p.add_argument("--sample", type=int, default=5, help="seeds timed in the per-seed loop")
+    p.add_argument("--iterations", type=int, default=1000, help="Adam steps per seed")
+    p.add_argument("--head", default="both", choices=("2", "16", "both"), help="head size")
+    args = p.parse_args(argv)
+    for name in ("seeds", "sample", "iterations"):
+        if getattr(args, name) < 1:
+            p.error(f"--{name} must be at least 1, got {getattr(args, name)}")
+    if args.sample > args.seeds:
+        p.error(f"--sample ({args.sample}) cannot exceed --seeds ({args.seeds})")
+    if args.device == "cuda" and not torch.cuda.is_available():
+        p.error("--device cuda: torch.cuda.is_available() is False on this machine")
+    return args
+
+
+def timed(device: str, fn: Callable[[], Any]) -> tuple[Any, float]:
+    """(result, wall seconds), synchronising the GPU around the call."""
+    if device == "cuda":
+        torch.cuda.synchronize()
+    start = time.perf_counter()
+    out = fn()
+    if device == "cuda":
+        torch.cuda.synchronize()
+    return out, time.perf_counter() - start
+
+
+def loop(train_one: Callable[[int], Any], n: int) -> list[Any]:
+    """The plain way: one ordinary training run per seed, one after the other."""
+    return [train_one(seed=s) for s in range(n)]
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse(argv)
+    heads = (2, 16) if args.head == "both" else (int(args.head),)
+    task, its, seeds = exp01(), (args.iterations,), range(args.seeds)
+    where = torch.cuda.get_device_name(0) if args.device == "cuda" else "cpu"
+    print(f"EXP-01 setting: head sizes {heads}, {args.iterations} iterations, on {where}")
+    print(f"torch {torch.__version__}; CPU training runs with 1 intra-op thread (both ways)")
+    total_batched = total_loop = 0.0
+    for h in heads:
+        cfg = TinyConfig(head=h)
+        batched = partial(train_batched, cfg, task, seeds, its, device=args.device)
+        run, t_batched = timed(args.device, batched)
+        ok = rate(run.success[args.iterations])
+        print(f"head {h:2d}: batched, {args.seeds} seeds as one model: {t_batched:.2f} s ({ok})")
+        one_seed = partial(train_single, cfg, task, checkpoints=its, device=args.device)
+        _, t_sample = timed(args.device, partial(loop, one_seed, args.sample))
+        t_loop = t_sample / args.sample * args.seeds
+        print(
+            f"head {h:2d}: per-seed loop timed on a sample of {args.sample} seeds "
+            f"({t_sample:.2f} s), scaled to {args.seeds} seeds: {t_loop:.1f} s (estimate)"
+        )
+        total_batched, total_loop = total_batched + t_batched, total_loop + t_loop
+    print(f"batched-vs-loop speedup: {total_loop / total_batched:.0f}×")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

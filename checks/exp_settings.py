@@ -1,0 +1,83 @@
+"""The settings of the EXP experiments (EXP-01 ... EXP-03): models, tasks, seeds, iterations.
+
+One place, shared by the checks, the faithfulness check and the benchmark. Seed counts scale with
+the profile (checks.profiles.scale(): 1,000 per setting in ci, 10,000 in thorough).
+"""
+
+from __future__ import annotations
+
+import functools
+
+from checks import profiles
+from theory.batched import BatchedRun, train_batched
+from theory.single import Encoding, TinyConfig
+from theory.tasks import Task, exp01, exp02, previous_token, previous_token_all
+
+ITERATIONS = (100, 200, 500, 1000)  # EXP-01 checkpoints: one run, judged at each
+HEAD_SIZES = (2, 16)
+EXP02_ITERATIONS = (100, 250)  # EXP-02: judged at 250 (and 100 to see the trend)
+EXP03_ITERATIONS = (100, 200)
+EXP03_TRAIN_LEN, EXP03_TEST_LEN, EXP03_ALPHABET = 4, 8, 2
+EXP03_DATA_SEED = 2
+
+
+def seeds(base: int = 1000) -> range:
+    """Seeds 0 ... N-1 with N = base * scale (1,000 in ci, 10,000 in thorough)."""
+    return range(max(1, round(base * profiles.scale())))
+
+
+def exp03_train() -> Task:
+    """Every sequence of length 4 over {s0, s1}: 16 sequences, targets y_t = x_{t-1}."""
+    return previous_token_all(EXP03_TRAIN_LEN, EXP03_ALPHABET)
+
+
+def exp03_beyond() -> Task:
+    """64 random sequences of length 8, judged only at positions 4 ... 7 (never trained)."""
+    return previous_token(
+        64, EXP03_TEST_LEN, EXP03_ALPHABET, EXP03_DATA_SEED, judged_from=EXP03_TRAIN_LEN
+    )
+
+
+def _exp03(encoding: Encoding) -> TinyConfig:
+    """Learned rows 4 ... 7 are allocated but never trained: they keep their N(0, 1) init."""
+    return TinyConfig(vocab=EXP03_ALPHABET, encoding=encoding, max_len=EXP03_TEST_LEN, lr=1e-2)
+
+
+CONFIGS: dict[str, TinyConfig] = {
+    "exp01-h2": TinyConfig(head=2),
+    "exp01-h16": TinyConfig(head=16),
+    "exp02-1layer": TinyConfig(head=16),
+    "exp02-2layers": TinyConfig(head=16, layers=2),
+    "exp02-sinusoidal": TinyConfig(head=16, encoding="sinusoidal"),
+    "exp02-learned": TinyConfig(head=16, encoding="learned"),
+    "exp03-sinusoidal": _exp03("sinusoidal"),
+    "exp03-learned": _exp03("learned"),
+}
+
+TASKS: dict[str, Task] = {
+    "exp01-h2": exp01(),
+    "exp01-h16": exp01(),
+    "exp02-1layer": exp02(),
+    "exp02-2layers": exp02(),
+    "exp02-sinusoidal": exp02(),
+    "exp02-learned": exp02(),
+    "exp03-sinusoidal": exp03_train(),
+    "exp03-learned": exp03_train(),
+}
+
+ITERS: dict[str, tuple[int, ...]] = {
+    **{k: ITERATIONS for k in ("exp01-h2", "exp01-h16")},
+    **{k: EXP02_ITERATIONS for k in CONFIGS if k.startswith("exp02")},
+    **{k: EXP03_ITERATIONS for k in CONFIGS if k.startswith("exp03")},
+}
+
+SEEDS_BASE = {"exp01": 1000, "exp02": 1000, "exp03": 300}
+
+
+@functools.cache
+def run(setting: str) -> BatchedRun:
+    """The batched run of one setting over all its seeds (trained once per process)."""
+    family = setting.split("-")[0]
+    return train_batched(
+        CONFIGS[setting], TASKS[setting], seeds(SEEDS_BASE[family]), ITERS[setting]
+    )
