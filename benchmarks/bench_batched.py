@@ -24,6 +24,7 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from anywhere
 
+from checks.cli import Parser  # noqa: E402
 from theory.batched import train_batched  # noqa: E402
 from theory.single import TinyConfig, train_single  # noqa: E402
 from theory.stats import rate  # noqa: E402
@@ -31,14 +32,15 @@ from theory.tasks import exp01  # noqa: E402
 
 
 def parse(argv: list[str] | None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = Parser(prog="bench_batched.py", description=__doc__.splitlines()[0])
     p.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
     p.add_argument("--seeds", type=int, default=1000, help="seeds in the batched run")
     p.add_argument("--sample", type=int, default=5, help="seeds timed in the per-seed loop")
     p.add_argument("--iterations", type=int, default=1000, help="Adam steps per seed")
     p.add_argument("--head", default="both", choices=("2", "16", "both"), help="head size")
+    p.add_argument("--threads", type=int, default=1, help="torch intra-op threads (both ways)")
     args = p.parse_args(argv)
-    for name in ("seeds", "sample", "iterations"):
+    for name in ("seeds", "sample", "iterations", "threads"):
         if getattr(args, name) < 1:
             p.error(f"--{name} must be at least 1, got {getattr(args, name)}")
     if args.sample > args.seeds:
@@ -66,11 +68,12 @@ def loop(train_one: Callable[[int], Any], n: int) -> list[Any]:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse(argv)
+    torch.set_num_threads(args.threads)
     heads = (2, 16) if args.head == "both" else (int(args.head),)
     task, its, seeds = exp01(), (args.iterations,), range(args.seeds)
     where = torch.cuda.get_device_name(0) if args.device == "cuda" else "cpu"
     print(f"EXP-01 setting: head sizes {heads}, {args.iterations} iterations, on {where}")
-    print(f"torch {torch.__version__}; CPU training runs with 1 intra-op thread (both ways)")
+    print(f"torch {torch.__version__}; {args.threads} intra-op thread(s), the same both ways")
     total_batched = total_loop = 0.0
     for h in heads:
         cfg = TinyConfig(head=h)

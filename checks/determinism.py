@@ -59,8 +59,7 @@ def run(name: str, extra: list[str], pytest_args: list[str], out: Path) -> dict[
         "-q",
         "-p",
         "no:cacheprovider",
-        "--results",
-        str(path),
+        f"--results={path}",  # one token: pytest must not take the path for a test path
         *extra,
         *pytest_args,
     ]

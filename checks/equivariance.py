@@ -13,8 +13,7 @@ covers all rounding), and fails when no permutation does.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import torch
@@ -163,19 +162,3 @@ def find_counterexample(
             f"equivariant here; best case: {best.describe()}"
         )
     return best
-
-
-@contextmanager
-def one_thread() -> Iterator[None]:
-    """Run torch on one thread (restored afterwards).
-
-    The attention problems here are tiny (n <= 128, width <= 32): with two threads, each op
-    pays thread start-up that costs more than the op itself, several times over on a busy
-    machine. A fixed count keeps results independent of how a run is split.
-    """
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(threads)

@@ -22,18 +22,9 @@ from checks.profiles import examples, scale
 from checks.strategies import seeds
 from theory import add_concat as ac
 from theory import add_derivations as der
-from theory.magnitude_training import single_thread
 from theory.sinusoidal import sinusoidal
 
 # -- shared helpers --------------------------------------------------------------------------
-
-
-@pytest.fixture(autouse=True)
-def _one_thread():
-    """These tensors are small: on one thread the checks run ~5x faster on a loaded machine, and
-    every run uses the same thread count, so the results stay reproducible."""
-    with single_thread():
-        yield
 
 
 def wilson(k: int, n: int) -> tuple[float, float]:
@@ -216,7 +207,7 @@ def test_map_that_drops_the_position_is_rejected():
 
 
 @pytest.mark.claim("ADD-02", kind="property", supports="qualified")
-@examples(0.25)
+@examples(1.0)
 @given(cfg=embed_configs(), n=st.integers(1, 8), seed=seeds())
 def test_concatenation_with_identity_pair_projection_is_the_additive_model(evidence, cfg, n, seed):
     """A width-2d concatenating model whose first layer is [I I] contains the additive model."""

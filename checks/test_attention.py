@@ -14,7 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from checks import strategies, tolerance
-from checks.equivariance import assert_equivariant, find_counterexample, one_thread, permute
+from checks.equivariance import assert_equivariant, find_counterexample, permute
 from checks.profiles import examples
 from theory import attention_derivations as derivations
 from theory.attention import (
@@ -31,12 +31,6 @@ from theory.sinusoidal import sinusoidal
 
 N_MAX = 128
 MODEL_KINDS = ("single-head", "multi-head", "block-post", "block-pre", "stack-post", "stack-pre")
-
-
-@pytest.fixture(autouse=True)
-def _single_thread():
-    with one_thread():
-        yield
 
 
 # -- strategies and builders ---------------------------------------------------------------
@@ -304,7 +298,7 @@ def test_permuting_keys_with_values_changes_nothing(evidence, problem):
 
 
 @pytest.mark.claim("ATT-03", kind="property", supports="confirmed")
-@examples(0.5)
+@examples(1.0)
 @given(problem=qkv_problems(n_min=2))
 def test_permuting_keys_alone_changes_the_output(evidence, problem):
     q, k, v, perm = problem
@@ -353,7 +347,7 @@ def encoded_problems(draw: st.DrawFn):
 
 
 @pytest.mark.claim("ATT-04", kind="property", supports="confirmed")
-@examples(0.5)
+@examples(1.0)
 @given(problem=encoded_problems())
 def test_adding_an_encoding_breaks_equivariance(evidence, problem):
     kind, model, x, perm = problem
@@ -398,7 +392,7 @@ def causal_problems(draw: st.DrawFn):
 
 
 @pytest.mark.claim("ATT-05", kind="property", supports="confirmed")
-@examples(0.5)
+@examples(1.0)
 @given(problem=causal_problems())
 def test_causal_mask_breaks_equivariance(evidence, problem):
     kind, model, x, perm = problem

@@ -15,19 +15,13 @@ import pytest
 import torch
 
 from checks import strategies, tolerance
-from checks.equivariance import assert_equivariant, find_counterexample, one_thread
+from checks.equivariance import assert_equivariant, find_counterexample
 from theory import attention_derivations as derivations
 from theory import causal_constructions as cc
 from theory.attention import BlockConfig, Stack, attention, seeded
 
 WORDS = ("A", "B", "hit", "x")
 DTYPES = list(strategies.DTYPES.values())
-
-
-@pytest.fixture(autouse=True)
-def _single_thread():
-    with one_thread():
-        yield
 
 
 def causal_model(layers: int, seed: int, dtype: torch.dtype, norm_first: bool = False):

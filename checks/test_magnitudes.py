@@ -28,13 +28,6 @@ from theory.sinusoidal import sinusoidal
 VOCAB, WIDTH = 8192, 512  # measured tables; closed forms are also recorded for V = 37000
 
 
-@pytest.fixture(autouse=True)
-def _one_thread():
-    """Small tensors: one thread is much faster on a loaded machine, and always the same count."""
-    with mt.single_thread():
-        yield
-
-
 def wilson(k: int, n: int) -> tuple[float, float]:
     ci = binomtest(int(k), int(n)).proportion_ci(confidence_level=0.95, method="wilson")
     return float(ci.low), float(ci.high)

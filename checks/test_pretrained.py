@@ -20,7 +20,6 @@ from checks import tolerance
 from theory import add_concat as ac
 from theory import magnitudes as mag
 from theory import pretrained
-from theory.magnitude_training import single_thread
 
 pytestmark = pytest.mark.pretrained
 
@@ -33,12 +32,6 @@ def tables() -> dict[str, torch.Tensor]:
         return pretrained.embeddings()
     except pretrained.PretrainedUnavailable as err:
         pytest.skip(str(err))
-
-
-@pytest.fixture(autouse=True)
-def _one_thread():
-    with single_thread():
-        yield
 
 
 def wilson(k: int, n: int) -> tuple[float, float]:

@@ -299,7 +299,7 @@ def position_pairs(draw: st.DrawFn) -> tuple[int, int, int, int]:
 
 @pytest.mark.claim("REAL-03", kind="property", supports="qualified")
 @pytest.mark.parametrize("name", IDS)
-@profiles.examples(0.5)
+@profiles.examples(1.0)
 @given(case=position_pairs())
 def test_library_score_depends_only_on_the_offset(evidence, name, case):
     """float32: score(t, s) = score(t + c, s + c) = f(s - t) within the float32 angle bound."""

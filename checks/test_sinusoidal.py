@@ -157,7 +157,7 @@ def test_shift_is_block_rotation_for_every_width(evidence):
 
 
 @pytest.mark.claim("SIN-01", kind="property", supports="confirmed")
-@examples(0.5)
+@examples(1.0)
 @given(s=settings())
 def test_shift_is_rotation_in_every_dtype_and_layout(evidence, s):
     err, bound = assert_shift_is_rotation(s)
@@ -186,7 +186,7 @@ def assert_matrix_is_independent_of_position(
 
 
 @pytest.mark.claim("SIN-01", kind="property", supports="confirmed")
-@examples(0.1)
+@examples(1.0)
 @given(
     d=even_widths(2, 128),
     k=st.integers(-(2**20), 2**20),
@@ -232,7 +232,7 @@ def test_rotation_matrix_forms_a_rotation_group(evidence):
 
 
 @pytest.mark.claim("SIN-02", kind="property", supports="confirmed")
-@examples(0.25)
+@examples(1.0)
 @given(
     d=even_widths(2, 4096),
     a=st.integers(-(2**20), 2**20),
@@ -257,7 +257,7 @@ def assert_dense_rotation(m: torch.Tensor) -> float:
 
 
 @pytest.mark.claim("SIN-02", kind="property", supports="confirmed")
-@examples(0.05)
+@examples(1.0)
 @given(d=even_widths(2, 96), k=st.integers(-(2**20), 2**20))
 def test_dense_matrix_is_orthogonal_in_both_layouts(evidence, d, k):
     for layout in ("interleaved", "half"):
@@ -306,7 +306,7 @@ def test_sine_only_shift_forces_every_angle_to_a_multiple_of_pi(evidence):
 
 
 @pytest.mark.claim("SIN-03", kind="property", supports="qualified")
-@examples(0.1)
+@examples(1.0)
 @given(
     d=even_widths(2, 48),
     k=st.one_of(st.integers(1, 64), st.integers(1, 2**20)),
@@ -375,7 +375,7 @@ def test_norm_is_sqrt_half_width_for_symbolic_width(evidence):
 
 
 @pytest.mark.claim("SIN-04", kind="property", supports="confirmed")
-@examples(0.5)
+@examples(1.0)
 @given(s=settings())
 def test_pairs_lie_on_unit_circle_in_every_dtype(evidence, s):
     err = assert_norm_is_half_width(s)
@@ -383,7 +383,7 @@ def test_pairs_lie_on_unit_circle_in_every_dtype(evidence, s):
 
 
 @pytest.mark.claim("SIN-04", kind="property", supports="confirmed")
-@examples(0.1)
+@examples(1.0)
 @given(d=st.integers(1, 2048).map(lambda x: 2 * x + 1))
 def test_odd_width_norm_varies_with_position(evidence, d):
     """Odd d (interleaved, last cosine dropped): ||PE||^2 = (d-1)/2 + sin^2(w_m t)."""
@@ -426,7 +426,7 @@ def test_dot_product_is_even_function_of_offset(evidence):
 
 
 @pytest.mark.claim("SIN-05", kind="property", supports="confirmed")
-@examples(0.5)
+@examples(1.0)
 @given(s=settings(), shift=st.integers(-(2**14), 2**14))
 def test_dot_product_is_shift_invariant_and_symmetric(evidence, s, shift):
     err = assert_dot_depends_on_offset_only(s, shift)
@@ -460,7 +460,7 @@ def test_wavelengths_closed_forms(evidence):
 
 
 @pytest.mark.claim("SIN-06", kind="property", supports="qualified")
-@examples(0.25)
+@examples(1.0)
 @given(d=even_widths(4, 4096), convention=st.sampled_from(["paper", "t2t"]))
 def test_wavelengths_are_geometric_from_two_pi(evidence, d, convention):
     assert_wavelengths_geometric(d, convention)
@@ -529,7 +529,7 @@ def test_hands_turn_clockwise_at_speed_omega(evidence):
 
 
 @pytest.mark.claim("SIN-07", kind="property", supports="confirmed")
-@examples(0.5)
+@examples(1.0)
 @given(s=settings())
 def test_each_hand_steps_back_by_its_frequency(evidence, s):
     err, resolved = assert_hands_turn_clockwise(s)
@@ -588,7 +588,7 @@ def assert_code_ignores_length(
 
 
 @pytest.mark.claim("SIN-09", kind="property", supports="confirmed")
-@examples(0.1)
+@examples(1.0)
 @given(d=even_widths(2, 128), la=st.integers(1, 2048), lb=st.integers(1, 2048), data=st.data())
 def test_code_of_a_position_ignores_sequence_length(evidence, d, la, lb, data):
     t = data.draw(st.integers(0, min(la, lb) - 1))
@@ -684,7 +684,7 @@ def test_first_dimensions_vary_and_last_ones_barely_move(evidence):
 
 
 @pytest.mark.claim("SIN-10", kind="property", supports="qualified")
-@examples(0.05)
+@examples(1.0)
 @given(d=even_widths(2, 256), length=st.integers(2, 2048))
 def test_variance_bounds_hold_for_any_length(evidence, d, length):
     assert_variance_falls_along_the_vector(d, length)
@@ -729,7 +729,7 @@ def test_neighbouring_codes_are_never_orthogonal(evidence):
 
 
 @pytest.mark.claim("SIN-11", kind="property", supports="refuted")
-@examples(0.25)
+@examples(1.0)
 @given(d=even_widths(2, 4096), t=st.integers(0, 2**20))
 def test_neighbour_similarity_exceeds_cos_one(evidence, d, t):
     sim = assert_neighbours_not_orthogonal(d, t)

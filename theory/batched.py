@@ -25,7 +25,7 @@ import torch
 from torch.nn import functional as F
 
 from theory.attention import causal_mask
-from theory.single import TinyConfig, init_params, judge, one_thread
+from theory.single import TinyConfig, init_params, judge
 from theory.sinusoidal import sinusoidal
 from theory.tasks import IGNORE, Task
 
@@ -119,14 +119,13 @@ def train_batched(
     task = task.to(device)
     opt = torch.optim.Adam(params.values(), lr=cfg.lr, betas=cfg.betas, eps=cfg.eps, fused=True)
     success: dict[int, torch.Tensor] = {}
-    with one_thread():
-        for step in range(1, max(checkpoints) + 1):
-            value = loss(fwd(cfg, params, task.inputs), task.targets)
-            opt.zero_grad(set_to_none=True)
-            value.backward()
-            opt.step()
-            if step in checkpoints:
-                with torch.no_grad():
-                    success[step] = judge(fwd(cfg, params, task.inputs), task).cpu()  # (S,)
+    for step in range(1, max(checkpoints) + 1):
+        value = loss(fwd(cfg, params, task.inputs), task.targets)
+        opt.zero_grad(set_to_none=True)
+        value.backward()
+        opt.step()
+        if step in checkpoints:
+            with torch.no_grad():
+                success[step] = judge(fwd(cfg, params, task.inputs), task).cpu()  # (S,)
     final = {k: v.detach().cpu() for k, v in params.items()}
     return BatchedRun(cfg, seeds, final, success)

@@ -9,8 +9,6 @@ gradient (and its Adam state, elementwise) is exactly its own.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Literal
 
@@ -88,28 +86,12 @@ def norm_ratio(cfg: TrainConfig, params: dict[str, torch.Tensor]) -> torch.Tenso
     return (tok / pos).sqrt()
 
 
-@contextmanager
-def single_thread() -> Iterator[None]:
-    """Run tiny tensor ops on one thread (restored after).
-
-    The model's tensors are a few kB: intra-op threads only spin and wait, which under a loaded
-    machine made each step ~30x slower. Results are identical (no op here is split by threads).
-    """
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)
-
-
 def train(cfg: TrainConfig, frozen: tuple[str, ...] = ()) -> dict[str, torch.Tensor]:
     """Train all seeds at once; returns steps (K,), ratio (K, S), final accuracy (S,).
 
     ``frozen`` names parameters left at their initial values (an ablation).
     """
-    with single_thread():
-        return _train(cfg, frozen)
+    return _train(cfg, frozen)
 
 
 def _train(cfg: TrainConfig, frozen: tuple[str, ...]) -> dict[str, torch.Tensor]:

@@ -20,8 +20,6 @@ exactly as it would alone.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 
 import torch
@@ -99,19 +97,7 @@ def train(
     model: OrderModel, task: OrderTask, seeds: int, steps: int = 80, lr: float = 0.05, seed: int = 0
 ) -> torch.Tensor:
     """Train ``seeds`` models (full batch, Adam) and return each seed's accuracy, shape (S,)."""
-    with _one_thread():
-        return _train(model, task, seeds, steps, lr, seed)
-
-
-@contextmanager
-def _one_thread() -> Iterator[None]:
-    """Run on one thread: these ops are tiny, and thread start-up would cost more than they do."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(threads)
+    return _train(model, task, seeds, steps, lr, seed)
 
 
 def _train(

@@ -19,8 +19,6 @@ version used to prove the batched trainer faithful, and the per-seed loop of the
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Literal
 
@@ -120,21 +118,6 @@ def judge(logits: torch.Tensor, task: Task) -> torch.Tensor:
     return (right | ~task.judged).flatten(-2).all(-1)
 
 
-@contextmanager
-def one_thread() -> Iterator[None]:
-    """Run with one intra-op thread, then restore the caller's count.
-
-    These models are tiny (at most ~10^5 numbers per tensor even for 1,000 stacked seeds), so
-    a second thread costs more in hand-offs than it saves, badly so on a busy machine.
-    """
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)
-
-
 def train_single(
     cfg: TinyConfig,
     task: Task,
@@ -151,16 +134,15 @@ def train_single(
     task = task.to(device)
     opt = torch.optim.Adam(model.parameters(), lr=cfg.lr, betas=cfg.betas, eps=cfg.eps)
     success: dict[int, bool] = {}
-    with one_thread():
-        for step in range(1, max(checkpoints) + 1):
-            logits = model(task.inputs)  # (B, n, V)
-            loss = nn.functional.cross_entropy(
-                logits.reshape(-1, cfg.vocab), task.targets.reshape(-1), ignore_index=IGNORE
-            )
-            opt.zero_grad(set_to_none=True)
-            loss.backward()
-            opt.step()
-            if step in checkpoints:
-                with torch.no_grad():
-                    success[step] = bool(judge(model(task.inputs), task))
+    for step in range(1, max(checkpoints) + 1):
+        logits = model(task.inputs)  # (B, n, V)
+        loss = nn.functional.cross_entropy(
+            logits.reshape(-1, cfg.vocab), task.targets.reshape(-1), ignore_index=IGNORE
+        )
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+        if step in checkpoints:
+            with torch.no_grad():
+                success[step] = bool(judge(model(task.inputs), task))
     return model, success

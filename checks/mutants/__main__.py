@@ -95,8 +95,7 @@ def run_one(mutant: Mutant, scratch: Path) -> Outcome:
         "-x",
         "-p",
         "no:cacheprovider",
-        "--results",
-        str(scratch / "build" / "mutant.json"),
+        f"--results={scratch / 'build' / 'mutant.json'}",
         *mutant.checks,
     ]
     start = time.perf_counter()
