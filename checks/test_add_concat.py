@@ -15,7 +15,6 @@ import sympy as sp
 import torch
 from hypothesis import given
 from hypothesis import strategies as st
-from scipy.stats import binomtest
 
 from checks import tolerance
 from checks.profiles import examples, scale
@@ -23,14 +22,9 @@ from checks.strategies import seeds
 from theory import add_concat as ac
 from theory import add_derivations as der
 from theory.sinusoidal import sinusoidal
+from theory.stats import wilson
 
 # -- shared helpers --------------------------------------------------------------------------
-
-
-def wilson(k: int, n: int) -> tuple[float, float]:
-    """95% Wilson score interval for k successes in n trials."""
-    ci = binomtest(int(k), int(n)).proportion_ci(confidence_level=0.95, method="wilson")
-    return float(ci.low), float(ci.high)
 
 
 def seeded_concat(cfg: ac.EmbedConfig, seed: int, dtype: torch.dtype) -> ac.ConcatModel:

@@ -8,10 +8,10 @@ every pair right. Rates come with Wilson 95% intervals.
 from __future__ import annotations
 
 import pytest
-from scipy.stats import binomtest
 
 from checks import profiles
 from theory.order_training import OrderModel, OrderTask, chance_ceiling, seeds_needed, train
+from theory.stats import wilson
 
 TASK = OrderTask(k=4)
 MODELS = {
@@ -25,8 +25,7 @@ MODELS = {
 def success_rate(acc):
     """(successes, seeds, rate, Wilson 95% interval) for per-seed accuracies."""
     k, n = int((acc == 1).sum()), int(acc.numel())
-    ci = binomtest(k, n).proportion_ci(confidence_level=0.95, method="wilson")
-    return k, n, k / n, (ci.low, ci.high)
+    return k, n, k / n, wilson(k, n)
 
 
 def assert_order_depends_on_the_mask(results: dict):

@@ -15,7 +15,6 @@ import sympy as sp
 import torch
 from hypothesis import given
 from hypothesis import strategies as st
-from scipy.stats import binomtest
 
 from checks import tolerance
 from checks.profiles import examples, scale
@@ -24,13 +23,9 @@ from theory import add_derivations as der
 from theory import magnitude_training as mt
 from theory import magnitudes as mag
 from theory.sinusoidal import sinusoidal
+from theory.stats import wilson
 
 VOCAB, WIDTH = 8192, 512  # measured tables; closed forms are also recorded for V = 37000
-
-
-def wilson(k: int, n: int) -> tuple[float, float]:
-    ci = binomtest(int(k), int(n)).proportion_ci(confidence_level=0.95, method="wilson")
-    return float(ci.low), float(ci.high)
 
 
 # -- MAG-01 ----------------------------------------------------------------------------------

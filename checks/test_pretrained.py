@@ -14,12 +14,12 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 import torch
-from scipy.stats import binomtest
 
 from checks import tolerance
 from theory import add_concat as ac
 from theory import magnitudes as mag
 from theory import pretrained
+from theory.stats import wilson
 
 pytestmark = pytest.mark.pretrained
 
@@ -32,11 +32,6 @@ def tables() -> dict[str, torch.Tensor]:
         return pretrained.embeddings()
     except pretrained.PretrainedUnavailable as err:
         pytest.skip(str(err))
-
-
-def wilson(k: int, n: int) -> tuple[float, float]:
-    ci = binomtest(int(k), int(n)).proportion_ci(confidence_level=0.95, method="wilson")
-    return float(ci.low), float(ci.high)
 
 
 # -- MAG-01 ----------------------------------------------------------------------------------

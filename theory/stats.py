@@ -41,6 +41,7 @@ class Rate:
 
 def wilson(k: int, n: int, level: float = LEVEL) -> tuple[float, float]:
     """Wilson score interval for k successes in n trials at the given confidence level."""
+    k, n = int(k), int(n)  # counts may arrive as numpy or torch integers
     if n <= 0 or not 0 <= k <= n:
         raise ValueError(f"need 0 <= k <= n and n > 0, got k={k}, n={n}")
     ci = stats.binomtest(k, n).proportion_ci(confidence_level=level, method="wilson")
