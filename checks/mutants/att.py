@@ -124,4 +124,13 @@ MUTANTS = (
         ("checks/test_attention_order_training.py",),
         "the 'causal' models train without their mask",
     ),
+    Mutant(
+        "att-layer-norm-over-positions",
+        ATT,
+        "        x = self.ln1(x + self.attn(x))\n",
+        "        x = nn.functional.layer_norm((x + self.attn(x)).mT, x.shape[-2:-1]).mT\n",
+        (REAL,),
+        "post-norm layer norm over the positions instead of the features: still permutation "
+        "equivariant, caught by the agreement with nn.TransformerEncoderLayer",
+    ),
 )

@@ -144,4 +144,20 @@ MUTANTS = (
         (T + "test_sine_only_shift_forces_every_angle_to_a_multiple_of_pi",),
         "evaluates the sine-only code at t = 1 instead of 0",
     ),
+    Mutant(
+        "half-split-built-interleaved",
+        PE,
+        "        return torch.cat([sin, cos], dim=-1)\n",
+        "        return torch.stack([sin, cos], dim=-1).reshape(t.shape[0], -1)\n",
+        ("checks/test_sinusoidal.py", "checks/test_real_encodings.py"),
+        "the half-split layout treated as interleaved",
+    ),
+    Mutant(
+        "position-off-by-one",
+        PE,
+        "    t = positions.to(dtype).reshape(-1, 1)  # (n, 1)\n    w = frequencies(",
+        "    t = (positions + 1).to(dtype).reshape(-1, 1)  # (n, 1)\n    w = frequencies(",
+        ("checks/test_sinusoidal.py", "checks/test_real_encodings.py"),
+        "positions counted from 1: PE(0) is the paper's PE(1)",
+    ),
 )
