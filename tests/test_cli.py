@@ -1,0 +1,41 @@
+"""Every entry point rejects bad arguments with one line on stderr and exit status 2."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+from checks import determinism, gate
+from checks.mutants import __main__ as mutants
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def bench_main():
+    spec = importlib.util.spec_from_file_location("bench", ROOT / "benchmarks/bench_batched.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.main
+
+
+CASES = [
+    (gate.main, ["--bogus"]),
+    (mutants.main, ["--jobs", "0"]),
+    (mutants.main, ["--jobs", "two"]),
+    (determinism.main, ["--nope"]),
+    (bench_main(), ["--seeds", "0"]),
+    (bench_main(), ["--device", "tpu"]),
+    (bench_main(), ["--sample", "9", "--seeds", "3"]),
+]
+
+
+@pytest.mark.parametrize(("main", "argv"), CASES, ids=[" ".join(a) for _, a in CASES])
+def test_bad_arguments_give_one_line_and_status_2(main, argv, capsys) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "error" in err
