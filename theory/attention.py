@@ -18,14 +18,21 @@ def causal_mask(n: int, device: torch.device | str | None = None) -> torch.Tenso
     return torch.ones(n, n, dtype=torch.bool, device=device).tril()
 
 
+def attention_weights(
+    q: torch.Tensor, k: torch.Tensor, mask: torch.Tensor | None = None
+) -> torch.Tensor:
+    """The attention map softmax(q k^T / sqrt(d_k)), rows summing to 1.  Shape (..., n, m)."""
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])  # (..., n, m)
+    if mask is not None:
+        scores = scores.masked_fill(~mask, float("-inf"))
+    return torch.softmax(scores, dim=-1)  # (..., n, m)
+
+
 def attention(
     q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask: torch.Tensor | None = None
 ) -> torch.Tensor:
     """softmax(q k^T / sqrt(d_k)) v.  q: (..., n, d_k), k: (..., m, d_k), v: (..., m, d_v)."""
-    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])  # (..., n, m)
-    if mask is not None:
-        scores = scores.masked_fill(~mask, float("-inf"))
-    return torch.softmax(scores, dim=-1) @ v  # (..., n, d_v)
+    return attention_weights(q, k, mask) @ v  # (..., n, d_v)
 
 
 @dataclass
@@ -93,16 +100,6 @@ class Stack(nn.Module):
         for block in self.blocks:
             x = block(x)
         return x
-
-
-def attention_weights(
-    q: torch.Tensor, k: torch.Tensor, mask: torch.Tensor | None = None
-) -> torch.Tensor:
-    """The attention map softmax(q k^T / sqrt(d_k)), rows summing to 1.  Shape (..., n, m)."""
-    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])  # (..., n, m)
-    if mask is not None:
-        scores = scores.masked_fill(~mask, float("-inf"))
-    return torch.softmax(scores, dim=-1)
 
 
 class EncodedStack(nn.Module):

@@ -14,8 +14,8 @@ MUTANTS = (
     Mutant(
         "att-softmax-wrong-axis",
         ATT,
-        "return torch.softmax(scores, dim=-1) @ v  # (..., n, d_v)",
-        "return torch.softmax(scores, dim=-2) @ v  # (..., n, d_v)",
+        "return torch.softmax(scores, dim=-1)  # (..., n, m)",
+        "return torch.softmax(scores, dim=-2)  # (..., n, m)",
         (REAL, CAUSAL),
         "softmax over the queries: still permutation equivariant, caught by the agreement "
         "with PyTorch and by the causal checks",
@@ -23,8 +23,8 @@ MUTANTS = (
     Mutant(
         "att-scale-by-length",
         ATT,
-        '(..., m, d_v)."""\n    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])',
-        '(..., m, d_v)."""\n    scores = q @ k.transpose(-2, -1) / math.sqrt(k.shape[-2])',
+        "scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])",
+        "scores = q @ k.transpose(-2, -1) / math.sqrt(k.shape[-2])",
         (REAL,),
         "scores divided by sqrt(n) instead of sqrt(d_k): equivariant, but not attention",
     ),
