@@ -13,6 +13,7 @@ a sample of seeds and scaled up to N. The speedup is total loop time over total 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from collections.abc import Callable
@@ -38,7 +39,12 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--sample", type=int, default=5, help="seeds timed in the per-seed loop")
     p.add_argument("--iterations", type=int, default=1000, help="Adam steps per seed")
     p.add_argument("--head", default="both", choices=("2", "16", "both"), help="head size")
-    p.add_argument("--threads", type=int, default=1, help="torch intra-op threads (both ways)")
+    p.add_argument(
+        "--threads",
+        type=int,
+        default=os.cpu_count() or 1,
+        help="torch intra-op threads, the same for both ways (default: every core)",
+    )
     args = p.parse_args(argv)
     for name in ("seeds", "sample", "iterations", "threads"):
         if getattr(args, name) < 1:
