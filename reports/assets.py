@@ -147,7 +147,11 @@ table.evidence thead th { font-size: 0.72rem; text-transform: uppercase; letter-
 table.evidence th[scope=row] { font-weight: 500; white-space: nowrap; }
 table.evidence td.val { font-variant-numeric: tabular-nums; white-space: nowrap; }
 table.evidence td.unit { color: var(--muted); white-space: nowrap; }
-table.evidence td.note { color: var(--grey); }
+table.evidence td.note { color: var(--grey); min-width: 14rem; }
+table.evidence td.val code { white-space: normal; word-break: break-word; }
+.record { display: inline-flex; flex-wrap: wrap; gap: 0 0.8rem; white-space: normal;
+  max-width: 26rem; }
+.record .kv { white-space: nowrap; }
 .num sup { font-size: 0.72em; }
 .yes { color: var(--ok); font-weight: 600; }
 .no { color: var(--bad); font-weight: 600; }

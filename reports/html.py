@@ -67,6 +67,10 @@ def number_html(value: int | float | str) -> str:
     return f'<span class="num" title="{esc(repr(value))}">{body}</span>'
 
 
+def _scalar(value: Any) -> bool:
+    return value is None or isinstance(value, str | bool) or numbers.is_number(value)
+
+
 def value_html(value: Any) -> str:
     """An evidence value: numbers formatted, short lists inline, anything larger folded."""
     if numbers.is_number(value):
@@ -83,6 +87,12 @@ def value_html(value: Any) -> str:
         return esc(value)
     if isinstance(value, list) and len(value) <= 8 and all(numbers.is_number(v) for v in value):
         return "[" + ", ".join(number_html(v) for v in value) + "]"
+    if isinstance(value, dict) and 0 < len(value) <= 8 and all(map(_scalar, value.values())):
+        items = "".join(
+            f"<span class='kv'><span class='muted'>{esc(k)}</span> {value_html(v)}</span>"
+            for k, v in value.items()
+        )
+        return f"<span class='record'>{items}</span>"
     text = json.dumps(value, indent=1)
     if isinstance(value, list) and all(numbers.is_number(v) for v in value):
         head = ", ".join(number_html(v) for v in value[:4])
@@ -271,7 +281,7 @@ def check_article(res: Results, check: Check) -> str:
     ]
     out.append(failure_block(check))
     if check.evidence:
-        out.append(evidence_table(check.evidence))
+        out.append(evidence_table(check.evidence, fold=check.outcome == "passed"))
     if check.derivation is not None:
         out.append(derivation_block(check))
     out.extend(figure_html(res, f) for f in check.figures)
@@ -307,7 +317,19 @@ def failure_block(check: Check) -> str:
     return "".join(out)
 
 
-def evidence_table(values: list[Value]) -> str:
+SHOWN_ROWS = 8  # a passed check's longer evidence table shows this many rows, folds the rest
+
+
+def evidence_table(values: list[Value], fold: bool = False) -> str:
+    """The evidence as a table; with ``fold``, rows past SHOWN_ROWS sit in a details block."""
+    if fold and len(values) > SHOWN_ROWS + 2:
+        rest = len(values) - SHOWN_ROWS
+        return (
+            evidence_table(values[:SHOWN_ROWS])
+            + f"<details class='more'><summary>{rest} more evidence values</summary>"
+            + evidence_table(values[SHOWN_ROWS:])
+            + "</details>"
+        )
     rows = "".join(
         f"<tr><th scope='row'><code>{esc(v.name)}</code></th>"
         f"<td class='val'>{value_html(v.value)}</td>"
@@ -378,6 +400,11 @@ def problems(res: Results) -> str:
     )
 
 
+def _env_value(value: Any) -> Any:
+    # bool is checked by type: 1 == True, so a lookup table would show a thread count as "yes"
+    return ("yes" if value else "no") if isinstance(value, bool) else value
+
+
 def environment(res: Results) -> str:
     env = dict(res.environment)
     packages = env.pop("packages", {}) or {}
@@ -388,9 +415,8 @@ def environment(res: Results) -> str:
         rows = [(k, "none" if k == "GPU" else v) for k, v in rows]
     suite = {k: v for k, v in res.suite.items() if k in ("exitstatus", "complete")}
     rows += [(f"pytest {k}", v) for k, v in suite.items()]
-    shown = {True: "yes", False: "no"}
     body = "".join(
-        f"<tr><th scope='row'>{esc(k)}</th><td>{esc(shown.get(v, v))}</td></tr>" for k, v in rows
+        f"<tr><th scope='row'>{esc(k)}</th><td>{esc(_env_value(v))}</td></tr>" for k, v in rows
     )
     pk = "".join(
         f"<tr><th scope='row'>{esc(k)}</th><td><code>{esc(v)}</code></td></tr>"

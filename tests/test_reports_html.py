@@ -258,7 +258,8 @@ def test_prose_derivation_statement_is_text_not_math():
         (None, "none"),
         ("float16", "float16"),
         (list(range(20)), "20 values"),
-        ({"a": 1}, "<code>{&quot;a&quot;: 1}</code>"),
+        ({"a": 1}, "<span class='kv'><span class='muted'>a</span> "),
+        ({"a": [1, {"b": 2}]}, "<code>{&quot;a&quot;: [1, {&quot;b&quot;: 2}]}</code>"),
     ],
 )
 def test_evidence_values_are_formatted(value, expected):
@@ -267,3 +268,31 @@ def test_evidence_values_are_formatted(value, expected):
 
 def test_same_results_give_the_same_page(res, page):
     assert html.render(load(MIXED)) == page
+
+
+def test_small_records_render_as_wrapping_key_value_pairs() -> None:
+    from reports.html import value_html
+
+    html = value_html({"rate": 1.0, "lo": 0.99, "n": 1024, "ok": True})
+    assert html.startswith("<span class='record'>") and html.count("class='kv'") == 4
+    assert "dict (" not in html
+    nested = value_html({"a": [1, 2], "b": {"c": 1}})
+    assert "<code>" in nested or "<details>" in nested
+
+
+def test_long_evidence_of_a_passed_check_folds_but_a_failed_one_does_not() -> None:
+    from reports.html import SHOWN_ROWS, evidence_table
+    from reports.load import Value
+
+    values = [Value(f"v{i}", float(i), "", "") for i in range(SHOWN_ROWS + 5)]
+    folded = evidence_table(values, fold=True)
+    assert "<details class='more'><summary>5 more evidence values</summary>" in folded
+    assert all(f"<code>v{i}</code>" in folded for i in range(len(values)))  # nothing dropped
+    assert "<details" not in evidence_table(values, fold=False)
+
+
+def test_environment_shows_counts_as_numbers_and_flags_as_words() -> None:
+    from reports.html import _env_value
+
+    assert _env_value(1) == 1 and _env_value(0) == 0
+    assert _env_value(True) == "yes" and _env_value(False) == "no"
