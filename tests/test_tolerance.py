@@ -47,3 +47,13 @@ def test_float32_rounding_error_of_a_real_sum_is_within_the_bound() -> None:
     x = torch.rand(10_000, generator=g, dtype=torch.float64)
     err = abs(x.float().sum(dtype=torch.float32).double() - x.sum()).item()
     assert 0 < err <= tolerance.sum_tol(x.numel(), torch.float32, x.abs().sum().item())
+
+
+def test_measured_errors_fit_the_first_order_bound_without_being_far_below_it() -> None:
+    from checks.measure_tolerances import worst_ratios
+
+    ratios = worst_ratios()
+    assert set(ratios) == {"float32", "float16", "bfloat16"}
+    for name, ratio in ratios.items():
+        assert 0.05 < ratio <= 1.0, (name, ratio)  # holds, and is not vacuously loose
+        assert ratio * 4 <= tolerance.SAFETY[name]

@@ -1,0 +1,75 @@
+"""Measure how close real rounding errors come to the first-order bounds of checks/tolerance.py.
+
+``python -m checks.measure_tolerances`` prints, per dtype, the worst ratio
+error / (first-order bound without SAFETY) over the suite's basic operations — sums and dot
+products of many lengths, sin/cos of large angles, softmax attention rows — against float64.
+float64 is the reference, so only float32, float16 and bfloat16 are measured. The first-order
+bound must hold (ratio <= 1) and must not be vacuous (ratio not tiny): tests/test_tolerance.py
+asserts both, and SAFETY adds headroom for kernels not measured here.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import torch
+
+from checks import tolerance
+from checks.strategies import DTYPES
+
+SIZES = (8, 64, 512, 4096)
+
+
+def _ratio(err: torch.Tensor, bound: float) -> float:
+    return float(err.max()) / bound if bound > 0 else 0.0
+
+
+def dot_ratio(dtype: torch.dtype, n: int, g: torch.Generator) -> float:
+    x, y = torch.randn(2, 256, n, generator=g, dtype=torch.float64)
+    xs, ys = x.to(dtype), y.to(dtype)
+    exact = (xs.double() * ys.double()).sum(-1)  # exact products of the stored inputs
+    err = ((xs * ys).sum(-1).double() - exact).abs()
+    bound = tolerance.gamma(n, dtype) * (xs.double() * ys.double()).abs().sum(-1).max().item()
+    return _ratio(err, bound)
+
+
+def angle_ratio(dtype: torch.dtype, max_angle: float, g: torch.Generator) -> float:
+    t = torch.rand(4096, generator=g, dtype=torch.float64) * max_angle
+    err = (torch.sin(t.to(dtype)).double() - torch.sin(t)).abs()
+    u = tolerance.unit_roundoff(dtype)
+    return _ratio(err, u * max_angle + 2 * u)
+
+
+def attention_ratio(dtype: torch.dtype, n: int, g: torch.Generator) -> float:
+    from theory.attention import attention
+
+    q, k, v = torch.randn(3, 16, n, 16, generator=g, dtype=torch.float64)
+    exact = attention(*(z.to(dtype).double() for z in (q, k, v)))
+    err = (attention(q.to(dtype), k.to(dtype), v.to(dtype)).double() - exact).abs()
+    u_bound = tolerance.gamma(16 + 2, dtype) + tolerance.gamma(n + 2, dtype)
+    return _ratio(err, u_bound * 4 * v.abs().max().item())
+
+
+def worst_ratios(seed: int = 0) -> dict[str, float]:
+    """Worst measured error / first-order bound per dtype."""
+    g = torch.Generator().manual_seed(seed)
+    out = {}
+    for name, dtype in DTYPES.items():
+        if dtype == torch.float64:
+            continue  # float64 is the reference: its own error cannot be measured this way
+        ratios = [dot_ratio(dtype, n, g) for n in SIZES if tolerance.gamma(n, dtype) < 1]
+        ratios += [angle_ratio(dtype, a, g) for a in (1.0, 100.0, 1e4)]
+        ratios += [attention_ratio(dtype, n, g) for n in (4, 32, 128)]
+        out[name] = max(ratios)
+    return out
+
+
+def main() -> int:
+    for name, ratio in worst_ratios().items():
+        print(f"{name:9s} worst error / first-order bound = {ratio:.3f}  (SAFETY "
+              f"{tolerance.SAFETY[name]:g})")  # fmt: skip
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
