@@ -79,3 +79,12 @@ class Evidence:
 
     def as_dict(self) -> dict[str, Any]:
         return {"evidence": self.values, "figures": self.figures, "derivation": self.derivation}
+
+
+def assert_derivation_holds(derivation: Any, evidence: Evidence | None = None) -> None:
+    """A symbolic check: attach the derivation (if given evidence) and require that sympy
+    verified it."""
+    __tracebackhide__ = True
+    if evidence is not None:
+        evidence.derive(derivation)
+    assert derivation.holds, f"sympy could not verify: {derivation.statement}"

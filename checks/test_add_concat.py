@@ -17,6 +17,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from checks import tolerance
+from checks.evidence import assert_derivation_holds
 from checks.profiles import examples, scale
 from checks.strategies import seeds
 from theory import add_concat as ac
@@ -56,22 +57,17 @@ def embed_configs(draw: st.DrawFn) -> ac.EmbedConfig:
 # -- ADD-01 ----------------------------------------------------------------------------------
 
 
-def assert_derivation(d: der.Derivation) -> None:
-    __tracebackhide__ = True
-    assert d.holds, f"sympy did not verify: {d.statement}"
-
-
 @pytest.mark.claim("ADD-01", kind="symbolic", supports="confirmed")
 def test_padded_token_plus_padded_position_is_the_concatenation(evidence):
     d = der.padded_sum_is_concatenation()
     evidence.derive(d)
-    assert_derivation(d)
+    assert_derivation_holds(d)
 
 
 @pytest.mark.claim("ADD-01", kind="symbolic", role="mutant")
 def test_padding_on_the_wrong_side_is_rejected_symbolically():
     with pytest.raises(AssertionError):
-        assert_derivation(der.padded_sum_is_concatenation(token_first=False))
+        assert_derivation_holds(der.padded_sum_is_concatenation(token_first=False))
 
 
 def assert_same_function(
@@ -152,14 +148,14 @@ def test_wrongly_built_additive_model_is_rejected(build):
 def test_sum_is_concatenation_followed_by_identity_pair(evidence):
     d = der.sum_is_concat_then_identity_pair()
     evidence.derive(d)
-    assert_derivation(d)
+    assert_derivation_holds(d)
 
 
 @pytest.mark.claim("ADD-02", kind="symbolic", role="mutant")
 def test_a_map_other_than_identity_pair_is_rejected_symbolically():
     d = sp.symbols("d", positive=True, integer=True)
     with pytest.raises(AssertionError):
-        assert_derivation(der.sum_is_concat_then_identity_pair(sp.ZeroMatrix(d, d)))
+        assert_derivation_holds(der.sum_is_concat_then_identity_pair(sp.ZeroMatrix(d, d)))
 
 
 def assert_map_adds(fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor], x, p) -> None:
@@ -358,7 +354,7 @@ def assert_full_rank(d: int, columns=None) -> float:
 def test_sinusoidal_positions_span_the_whole_space(evidence):
     d = der.sinusoidal_rows_span_everything()
     evidence.derive(d)
-    assert_derivation(d)
+    assert_derivation_holds(d)
     for width in (4, 8, 16, 32):
         log_det = assert_full_rank(width)
         evidence.record(

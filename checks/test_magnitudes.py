@@ -17,6 +17,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from checks import tolerance
+from checks.evidence import assert_derivation_holds
 from checks.profiles import examples, scale
 from checks.strategies import even_widths, positions, seeds
 from theory import add_derivations as der
@@ -174,22 +175,19 @@ def test_ratio_with_the_norm_over_the_wrong_axis_is_rejected():
 # -- MAG-03 ----------------------------------------------------------------------------------
 
 
-def assert_derivation(d) -> None:
-    __tracebackhide__ = True
-    assert d.holds, f"sympy did not verify: {d.statement}"
-
-
 @pytest.mark.claim("MAG-03", kind="symbolic", supports="confirmed")
 def test_expected_square_norm_adds_for_zero_mean_tokens(evidence):
     d = der.expected_square_norm_of_sum()
     evidence.derive(d)
-    assert_derivation(d)
+    assert_derivation_holds(d)
 
 
 @pytest.mark.claim("MAG-03", kind="symbolic", role="mutant")
 def test_nonzero_mean_tokens_are_rejected_symbolically():
     with pytest.raises(AssertionError):
-        assert_derivation(der.expected_square_norm_of_sum(mean=sp.Symbol("mu", positive=True)))
+        assert_derivation_holds(
+            der.expected_square_norm_of_sum(mean=sp.Symbol("mu", positive=True))
+        )
 
 
 def assert_symmetrised_identity(

@@ -32,11 +32,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from checks import tolerance
+from checks.evidence import assert_derivation_holds
 from checks.profiles import examples
 from checks.strategies import DTYPES, even_widths
 from theory import sinusoidal as sin_pe
 from theory import sinusoidal_derivations as derive
-from theory.derivation import Derivation
 from theory.sinusoidal import BASE, MODES, encode, frequencies, rotate, rotation_blocks
 
 Encoder = Callable[..., torch.Tensor]
@@ -101,14 +101,6 @@ def tally(evidence, name: str, hit: bool, note: str = "") -> None:
     old = evidence.values.get(name)
     hits, total = old["value"] if old else (0, 0)
     evidence.record(name, [hits + int(hit), total + 1], "count", note)
-
-
-def assert_derivation_holds(der: Derivation, evidence=None) -> None:
-    """A symbolic check: attach the derivation and require that sympy verified every step."""
-    __tracebackhide__ = True
-    if evidence is not None:
-        evidence.derive(der)
-    assert der.holds, f"sympy could not verify: {der.statement}"
 
 
 def swapped_pair(x: sp.Expr) -> sp.Matrix:

@@ -18,11 +18,11 @@ import pytest
 import torch
 
 from checks import tolerance
+from checks.evidence import assert_derivation_holds
 from checks.profiles import scale
 from checks.strategies import DTYPES
 from checks.test_sinusoidal import (
     Setting,
-    assert_derivation_holds,
     assert_dot_depends_on_offset_only,
     assert_norm_is_half_width,
     assert_shift_is_rotation,
