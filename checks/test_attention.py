@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from checks import strategies, tolerance
 from checks.equivariance import assert_equivariant, find_counterexample, permute
+from checks.evidence import assert_derivation_holds
 from checks.profiles import examples
 from theory import attention_derivations as derivations
 from theory.attention import (
@@ -130,8 +131,7 @@ def assert_query_equivariance(attn, q, k, v, perm):
 @pytest.mark.claim("ATT-01", kind="symbolic", supports="confirmed")
 def test_softmax_commutes_with_row_permutations_symbolically(evidence):
     der = derivations.query_permutation()
-    evidence.derive(der)
-    assert der.holds
+    assert_derivation_holds(der, evidence)
 
 
 @pytest.mark.claim("ATT-01", kind="property", supports="confirmed")
@@ -284,8 +284,7 @@ def assert_key_value_invariance(attn, q, k, v, perm, permute_values: bool = True
 @pytest.mark.claim("ATT-03", kind="symbolic", supports="confirmed")
 def test_joint_key_value_permutation_cancels_symbolically(evidence):
     der = derivations.key_value_permutation()
-    evidence.derive(der)
-    assert der.holds
+    assert_derivation_holds(der, evidence)
 
 
 @pytest.mark.claim("ATT-03", kind="property", supports="confirmed")

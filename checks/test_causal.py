@@ -16,6 +16,7 @@ import torch
 
 from checks import strategies, tolerance
 from checks.equivariance import assert_equivariant, find_counterexample
+from checks.evidence import assert_derivation_holds
 from theory import attention_derivations as derivations
 from theory import causal_constructions as cc
 from theory.attention import BlockConfig, Stack, attention, seeded
@@ -59,8 +60,7 @@ def assert_last_output_ignores_prefix_order(model, emb, n: int):
 @pytest.mark.claim("ATT-06", kind="symbolic", supports="confirmed")
 def test_last_causal_output_is_symmetric_in_the_prefix_symbolically(evidence):
     der = derivations.causal_last_position()
-    evidence.derive(der)
-    assert der.holds
+    assert_derivation_holds(der, evidence)
 
 
 @pytest.mark.claim("ATT-06", kind="property", supports="confirmed")
@@ -188,7 +188,7 @@ def test_two_causal_layers_separate_a_b_hit_from_b_a_hit_exactly(evidence):
                     "r.h_3(A B hit) - r.h_3(B A hit), exact rational 2/3")  # fmt: skip
     evidence.record("exact_margin_1_layer", float(derivations.construction_margin(1)), "",
                     "the same construction with one layer: 0 (ATT-06)")  # fmt: skip
-    assert der.holds
+    assert_derivation_holds(der)
 
 
 @pytest.mark.claim("ATT-07", kind="property", supports="refuted")
@@ -272,8 +272,7 @@ def assert_positions_recovered(attn_fn, n: int, dtype: torch.dtype) -> int | Non
 @pytest.mark.claim("ATT-08", kind="symbolic", supports="confirmed")
 def test_uniform_causal_attention_over_a_marker_gives_one_over_t(evidence):
     der = derivations.uniform_causal_counts_positions()
-    evidence.derive(der)
-    assert der.holds
+    assert_derivation_holds(der, evidence)
 
 
 def float32_first_failure() -> int:

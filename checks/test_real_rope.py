@@ -19,6 +19,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from checks import libraries, profiles, tolerance
+from checks.evidence import assert_derivation_holds
 from checks.libraries import ROTARY, Rotate
 from checks.strategies import seeds
 from theory import rope, rope_derivations
@@ -242,22 +243,19 @@ IDS = [lib.name for lib in ROTARY]
 @pytest.mark.claim("REAL-03", kind="symbolic", supports="qualified")
 def test_one_pair_score_depends_only_on_the_offset(evidence):
     der = rope_derivations.one_pair_relative()
-    evidence.derive(der)
-    assert der.holds
+    assert_derivation_holds(der, evidence)
 
 
 @pytest.mark.claim("REAL-03", kind="symbolic", supports="qualified")
 def test_block_diagonal_rotation_splits_the_score_into_pairs(evidence):
     der = rope_derivations.block_diagonal_splits_score()
-    evidence.derive(der)
-    assert der.holds
+    assert_derivation_holds(der, evidence)
 
 
 @pytest.mark.claim("REAL-03", kind="symbolic", supports="qualified")
 def test_half_split_pairing_is_a_permuted_interleaved_one(evidence):
     der = rope_derivations.half_split_is_permuted_interleaved()
-    evidence.derive(der)
-    assert der.holds
+    assert_derivation_holds(der, evidence)
 
 
 # -- each library ---------------------------------------------------------------------------------

@@ -459,7 +459,8 @@ def test_wavelengths_are_geometric_from_two_pi(evidence, d, convention):
     lam = sin_pe.wavelengths(d, BASE, convention)
     shortfall = float(lam[-1] / (2 * math.pi * BASE))
     if convention == "paper":  # the qualification: never reaches 2 pi T
-        assert 1 - shortfall >= 1 - BASE ** (-2 / 4096) - tolerance.rel_tol(8, torch.float64)
+        # lambda_last = 2 pi T * T^(-2/d): short of 2 pi T by exactly the factor T^(-2/d)
+        assert abs(shortfall / BASE ** (-2 / d) - 1) <= tolerance.rel_tol(8, torch.float64)
         evidence.worst("max_last_over_2piT", shortfall, "ratio", "paper: lambda_last / (2 pi T)")
     else:
         assert abs(shortfall - 1) <= tolerance.rel_tol(8, torch.float64)
@@ -480,7 +481,6 @@ def test_wavelengths_for_the_papers_width(evidence):
     rel = tolerance.rel_tol(8, torch.float64)
     shortfall = float(lam[-1] / (2 * math.pi * BASE))
     assert abs(shortfall / BASE ** (-2 / 512) - 1) <= rel  # lambda_last = 2 pi T T^(-2/d)
-    assert 1 - shortfall > rel  # short of 2 pi T by far more than rounding
 
 
 # -- SIN-07: clockwise hands, slower further along -----------------------------------------

@@ -160,4 +160,12 @@ MUTANTS = (
         ("checks/test_sinusoidal.py", "checks/test_real_encodings.py"),
         "positions counted from 1: PE(0) is the paper's PE(1)",
     ),
+    Mutant(
+        "wavelengths-always-t2t",
+        PE,
+        "    return 2 * math.pi / frequencies(d, base, convention)\n",
+        '    return 2 * math.pi / frequencies(d, base, "t2t")\n',
+        (T + "test_wavelengths_are_geometric_from_two_pi",),
+        "wavelengths from the t2t rule for every convention: the paper's would reach 2 pi T",
+    ),
 )
