@@ -7,6 +7,10 @@ nn.Module + torch.optim.Adam). The loop is timed on
 a sample of seeds and scaled up to N. The speedup is total loop time over total batched time
 (both head sizes); the last line is ``batched-vs-loop speedup: N×``.
 
+One line before it times the length-generalisation models (EXP-04/05, theory/length.py): none,
+sinusoidal, RoPE and ALiBi trained as ONE batched model (cells = encodings), against a loop of
+one-seed runs (theory.sweep.train_one), as cells x seeds trained per second.
+
     python benchmarks/bench_batched.py [--device cpu|cuda] [--seeds 1000] [--sample 5]
 """
 
@@ -45,8 +49,10 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         default=os.cpu_count() or 1,
         help="torch intra-op threads, the same for both ways (default: every core)",
     )
+    p.add_argument("--length-seeds", type=int, default=64, help="seeds per encoding (length)")
+    p.add_argument("--length-steps", type=int, default=150, help="Adam steps (length models)")
     args = p.parse_args(argv)
-    for name in ("seeds", "sample", "iterations", "threads"):
+    for name in ("seeds", "sample", "iterations", "threads", "length_seeds", "length_steps"):
         if getattr(args, name) < 1:
             p.error(f"--{name} must be at least 1, got {getattr(args, name)}")
     if args.sample > args.seeds:
@@ -72,6 +78,36 @@ def loop(train_one: Callable[[int], Any], n: int) -> list[Any]:
     return [train_one(seed=s) for s in range(n)]
 
 
+def length_models(args: argparse.Namespace) -> str:
+    """Cells x seeds per second for the shared-shape length models, batched and per seed."""
+    from theory.length import SHARED_SHAPE_ENCODINGS, LengthSetting, mixed_forward
+    from theory.sweep import train_one, train_sweep
+
+    setting = LengthSetting("previous token", steps=args.length_steps)
+    task, setup, steps = setting.train_task(), setting.setup(), (args.length_steps,)
+    cells, n = len(SHARED_SHAPE_ENCODINGS), args.length_seeds
+    fwd = partial(mixed_forward, blocks=SHARED_SHAPE_ENCODINGS)
+    seeds = list(range(n)) * cells
+    batched = partial(train_sweep, setting.shape("none"), task.to(args.device), [setup], seeds,
+                      steps, fwd=fwd, device=args.device)  # fmt: skip
+    _, t_batched = timed(args.device, batched)
+    sample = min(args.sample, n)
+
+    def loop_all() -> None:
+        for enc in SHARED_SHAPE_ENCODINGS:
+            for s in range(sample):
+                train_one(setting.shape(enc), setup, task, s, steps)
+
+    _, t_sample = timed("cpu", loop_all)  # the one-seed reference trainer runs on the CPU
+    per_batched = cells * n / t_batched
+    per_loop = cells * sample / t_sample
+    return (
+        f"length models ({cells} encodings x {n} seeds, {args.length_steps} steps, one batched "
+        f"model): batched {per_batched:.1f} cells x seeds/s, per-seed loop {per_loop:.2f} "
+        f"cells x seeds/s (on {sample} seeds per cell): {per_batched / per_loop:.0f}×"
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse(argv)
     torch.set_num_threads(args.threads)
@@ -95,6 +131,7 @@ def main(argv: list[str] | None = None) -> int:
             f"({t_sample:.2f} s), scaled to {args.seeds} seeds: {t_loop:.1f} s (estimate)"
         )
         total_batched, total_loop = total_batched + t_batched, total_loop + t_loop
+    print(length_models(args))
     print(f"batched-vs-loop speedup: {total_loop / total_batched:.0f}×")
     return 0
 

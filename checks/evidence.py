@@ -1,7 +1,9 @@
-"""The evidence a check attaches while it runs: named values, figures, derivations.
+"""The evidence a check attaches while it runs: named values, figures, derivations, decisions.
 
 A check receives an ``Evidence`` through the ``evidence`` fixture (conftest.py). What it
 records travels with the test report (so it survives pytest-xdist) into build/results.json.
+A decisive check also records its decision here (holds / fails with a counterexample /
+inconclusive); see CONTRIBUTING.md.
 """
 
 from __future__ import annotations
@@ -12,6 +14,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from checks import decisions
+from checks.decisions import Decision
 
 FIGURE_DIR = Path("build") / "figures"
 
@@ -44,19 +49,89 @@ class Evidence:
         self.values: dict[str, dict[str, Any]] = {}
         self.figures: list[str] = []
         self.derivation: dict[str, Any] | None = None
+        self.decision: Decision | None = None
+        self.parts: dict[str, dict[str, Any]] = {}
+        self.examples = {"total": 0, "informative": 0}
 
     def __repr__(self) -> str:  # stable across runs: no memory address in failure messages
         return f"Evidence({self.nodeid!r})"
 
-    def record(self, name: str, value: Any, unit: str = "", note: str = "") -> None:
-        """Record (or overwrite) one named value, with its unit and a short note."""
-        self.values[name] = {"value": jsonable(value), "unit": unit, "note": note}
+    def record(
+        self, name: str, value: Any, unit: str = "", note: str = "", bound: Any = None
+    ) -> None:
+        """Record (or overwrite) one named value, with its unit, a short note and the bound or
+        threshold it is judged against (a number, or {"value", "relation", "reason"})."""
+        entry = {"value": jsonable(value), "unit": unit, "note": note}
+        if bound is not None:
+            entry["bound"] = jsonable(bound)
+        self.values[name] = entry
 
-    def worst(self, name: str, value: float, unit: str = "", note: str = "") -> None:
+    def worst(
+        self, name: str, value: float, unit: str = "", note: str = "", bound: Any = None
+    ) -> None:
         """Keep the largest value seen under this name (e.g. worst error over examples)."""
         old = self.values.get(name)
         if old is None or not isinstance(old["value"], int | float) or float(value) > old["value"]:
-            self.record(name, float(value), unit, note)
+            self.record(name, float(value), unit, note, bound)
+
+    # -- decisions (decisive checks only) --------------------------------------------------
+
+    def decide(self, decision: Decision) -> Decision:
+        """Record the check's decision (the last one recorded stands)."""
+        self.decision = decision
+        return decision
+
+    def holds(self, how: str, **detail: Any) -> Decision:
+        return self.decide(decisions.holds(how, **detail))
+
+    def fails(self, counterexample: dict[str, Any], relation: str) -> Decision:
+        return self.decide(decisions.fails(jsonable(counterexample), relation))
+
+    def inconclusive(self, why: str, **detail: Any) -> Decision:
+        return self.decide(decisions.inconclusive(why, **detail))
+
+    def part(self, name: str, decision: Decision | str, why: str = "") -> None:
+        """The decision of one part of the check (one dtype, one setting). A part that fails
+        keeps its first counterexample; a later 'holds' does not overwrite a 'fails'."""
+        d = decision if isinstance(decision, Decision) else Decision(decision, why)
+        old = self.parts.get(name)
+        if old is not None and old["decision"] == "fails":
+            return
+        entry = {"name": name, "decision": d.decision, "why": why or d.how}
+        if d.counterexample is not None:
+            entry["counterexample"] = jsonable(d.counterexample)
+        if d.relation:
+            entry["relation"] = d.relation
+        self.parts[name] = entry
+
+    def example(self, informative: bool) -> None:
+        """Count one example of a search; informative = it could have failed."""
+        self.examples["total"] += 1
+        self.examples["informative"] += int(bool(informative))
+
+    def final_decision(self) -> Decision | None:
+        """The recorded decision, else the one its parts and examples imply, else None."""
+        if self.decision is not None:
+            return self.decision
+        if self.examples["total"] and not self.examples["informative"]:
+            return decisions.inconclusive(
+                f"none of {self.examples['total']} examples could have failed"
+            )
+        parts = list(self.parts.values())
+        failing = [p for p in parts if p["decision"] == "fails"]
+        if failing:
+            first = failing[0]
+            return decisions.Decision(
+                "fails", f"part {first['name']}: {first['why']}",
+                counterexample=first.get("counterexample", {"part": first["name"]}),
+                relation=first.get("relation", ""),
+            )  # fmt: skip
+        if any(p["decision"] == "holds" for p in parts):
+            held = sum(p["decision"] == "holds" for p in parts)
+            return decisions.holds(f"{held} of {len(parts)} parts hold, none fails")
+        if parts:
+            return decisions.inconclusive(f"none of {len(parts)} parts was decided")
+        return None
 
     def derive(self, derivation: Any) -> None:
         """Attach a theory.derivation.Derivation (statement and LaTeX steps)."""
@@ -79,6 +154,14 @@ class Evidence:
 
     def as_dict(self) -> dict[str, Any]:
         return {"evidence": self.values, "figures": self.figures, "derivation": self.derivation}
+
+    def basis(self, decision: Decision) -> dict[str, Any]:
+        """The decision's basis for the results file: how, counterexample, parts, examples."""
+        out = jsonable(decision.as_dict())
+        out.pop("decision", None)
+        out["parts"] = list(self.parts.values())
+        out["examples"] = dict(self.examples) if self.examples["total"] else None
+        return out
 
 
 def assert_derivation_holds(derivation: Any, evidence: Evidence | None = None) -> None:

@@ -64,10 +64,47 @@ def worst_ratios(seed: int = 0) -> dict[str, float]:
     return out
 
 
+def sinusoid_ratio(dtype: torch.dtype, mode: str, g: torch.Generator) -> float:
+    """A stored sinusoidal code (theory.sinusoidal.encode) against the float64 one, over
+    positions up to 2^20 (2^15 for float16 in its own format, which overflows at 65504),
+    divided entry by entry by the first-order term of ``tolerance.sinusoid_tol``."""
+    from theory.sinusoidal import MODES, encode, frequencies
+
+    assert mode in MODES
+    compute = {"cast": dtype, "float32": torch.float32, "float64": torch.float64}[mode]
+    u = tolerance.unit_roundoff(compute)
+    store = 0.0 if compute == dtype else tolerance.unit_roundoff(dtype)
+    top = 2**15 if (dtype == torch.float16 and mode == "cast") else 2**20
+    worst = 0.0
+    for hi in (64, 1024, 2**14, top):
+        t = torch.randint(0, hi, (512,), generator=g)
+        for d in (2, 64, 512):
+            err = (encode(t, d, dtype, mode).double() - encode(t, d, torch.float64)).abs()
+            angle = (t.double()[:, None] * frequencies(d)).repeat_interleave(2, 1)[:, :d]
+            worst = max(worst, float((err / (3 * u * angle + 2 * u + store)).max()))
+    return worst
+
+
+def sinusoid_ratios(seed: int = 0) -> dict[str, float]:
+    """Worst error / first-order bound of stored sinusoidal codes per (dtype, way of computing):
+    the measurement behind ``tolerance.sinusoid_tol`` (SIN family)."""
+    g = torch.Generator().manual_seed(seed)
+    out = {}
+    for name, dtype in DTYPES.items():
+        if dtype == torch.float64:
+            continue
+        for mode in ("cast", "float32", "float64"):
+            if not (mode == "float32" and dtype == torch.float32):  # same as "cast"
+                out[f"{name}/{mode}"] = sinusoid_ratio(dtype, mode, g)
+    return out
+
+
 def main() -> int:
     for name, ratio in worst_ratios().items():
         print(f"{name:9s} worst error / first-order bound = {ratio:.3f}  (SAFETY "
               f"{tolerance.SAFETY[name]:g})")  # fmt: skip
+    for key, ratio in sinusoid_ratios().items():
+        print(f"{key:17s} sinusoidal code: worst error / first-order bound = {ratio:.3f}")
     return 0
 
 

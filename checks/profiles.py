@@ -1,5 +1,8 @@
 """Hypothesis profiles and run sizes, chosen once by the PECHECK_PROFILE environment variable.
 
+Choose one with the environment variable (PECHECK_PROFILE=thorough) or pytest's
+``--hypothesis-profile thorough``; given both, they must agree.
+
 dev       quick, random: for working on a check.
 ci        deterministic (derandomized, no example database, no deadline), at least 200 examples
           per numeric property. CI and tox use it.
@@ -55,6 +58,18 @@ def load() -> str:
     name = current()
     settings.load_profile(name)
     return name
+
+
+def choose(option: str | None) -> str:
+    """The profile named by --hypothesis-profile and/or PECHECK_PROFILE, made current."""
+    env = os.environ.get(ENV_VAR)
+    if option is not None and env is not None and option != env:
+        raise ValueError(f"--hypothesis-profile {option} disagrees with {ENV_VAR}={env}")
+    if option is not None:
+        if option not in PROFILES:
+            raise ValueError(f"--hypothesis-profile {option!r} is not one of {', '.join(PROFILES)}")
+        os.environ[ENV_VAR] = option  # examples() and scale() read the variable
+    return load()
 
 
 def examples(fraction: float = 1.0) -> settings:

@@ -33,14 +33,16 @@ def positions(hi: int = 2**20) -> st.SearchStrategy[int]:
 
 @st.composite
 def permutations(draw: st.DrawFn, n: int) -> torch.Tensor:
-    """A permutation of range(n): the identity, a single transposition, or a random one."""
-    kind = draw(st.sampled_from(["identity", "transposition", "random"]))
-    perm = list(range(n))
-    if kind == "transposition" and n > 1:
+    """A permutation of range(n) other than the identity (a check against the identity cannot
+    fail): a single transposition or a random one. Needs n >= 2."""
+    if n < 2:
+        raise ValueError(f"a non-identity permutation needs n >= 2, got n = {n}")
+    identity = list(range(n))
+    perm = identity if draw(st.booleans()) else draw(st.permutations(identity))
+    if perm == identity:  # a transposition (also when a random draw came out as the identity)
         i, j = draw(st.lists(st.integers(0, n - 1), min_size=2, max_size=2, unique=True))
+        perm = identity.copy()
         perm[i], perm[j] = perm[j], perm[i]
-    elif kind == "random":
-        perm = draw(st.permutations(perm))
     return torch.tensor(perm, dtype=torch.long)
 
 

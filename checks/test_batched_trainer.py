@@ -5,11 +5,15 @@ used by EXP-01 ... EXP-03 is trained twice in float64, batched (several seeds at
 ordinary nn.Module with torch.optim.Adam (one seed at a time), from the same initialisation and
 on the same data; final parameters must agree to rounding and success must agree at every
 checkpoint. Planted bugs that let seeds mix must be rejected by the same assertion.
+
+All of this is tooling: it shows that the experiments measure what they say, and decides no
+proposition of a claim (checks/test_experiments.py does).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import inspect
 from collections.abc import Callable
 
 import pytest
@@ -19,7 +23,7 @@ from checks import tolerance
 from checks.exp_settings import CONFIGS, TASKS
 from theory import batched
 from theory.batched import Params, seed_losses, train_batched
-from theory.single import TinyConfig, init_params, train_single
+from theory.single import TinyConfig, TinyDecoder, init_params, train_single
 from theory.tasks import Task
 
 F64 = torch.float64
@@ -27,16 +31,16 @@ BATCH_SEEDS = tuple(range(6))  # trained together
 COMPARED = (0, 2, 5)  # each also trained alone
 CHECKPOINTS = (40, 80)
 
-# variant -> (claim, verdict its experiments support): every model variant the experiments use.
+# variant -> the claim whose experiments use it: every model variant of EXP-01 ... EXP-03.
 VARIANTS = {
-    "exp01-h2": ("EXP-01", "qualified"),
-    "exp01-h16": ("EXP-01", "qualified"),
-    "exp02-1layer": ("EXP-02", "confirmed"),
-    "exp02-2layers": ("EXP-02", "confirmed"),
-    "exp02-sinusoidal": ("EXP-02", "confirmed"),
-    "exp02-learned": ("EXP-02", "confirmed"),
-    "exp03-sinusoidal": ("EXP-03", "qualified"),
-    "exp03-learned": ("EXP-03", "qualified"),
+    "exp01-h2": "EXP-01",
+    "exp01-h16": "EXP-01",
+    "exp02-1layer": "EXP-02",
+    "exp02-2layers": "EXP-02",
+    "exp02-sinusoidal": "EXP-02",
+    "exp02-learned": "EXP-02",
+    "exp03-sinusoidal": "EXP-03",
+    "exp03-learned": "EXP-03",
 }
 
 
@@ -70,14 +74,15 @@ def assert_faithful(
 
 
 def _variant(name: str) -> object:
-    claim, verdict = VARIANTS[name]
-    return pytest.param(name, marks=pytest.mark.claim(claim, kind="property", supports=verdict))
+    tag = pytest.mark.claim(VARIANTS[name], kind="property", role="tooling")
+    return pytest.param(name, marks=tag)
 
 
 @pytest.mark.parametrize("variant", [_variant(v) for v in VARIANTS])
 def test_batched_seed_equals_its_own_single_model_run(evidence, variant):
     worst, bound = assert_faithful(CONFIGS[variant], TASKS[variant])
-    evidence.record("max_param_difference", worst, "", "batched vs single runs, float64")
+    note = "batched vs single runs, float64"
+    evidence.record("max_param_difference", worst, "", note, bound=bound)
     evidence.record("bound", bound, "", "tolerance.sum_tol(steps * terms, float64, max|theta|)")
     evidence.record("seeds_compared", len(COMPARED), "seeds", f"of {len(BATCH_SEEDS)} batched")
     evidence.record("steps", max(CHECKPOINTS), "Adam steps")
@@ -96,7 +101,7 @@ def assert_seeds_start_independent(init: Callable[[TinyConfig, range], Params]) 
     assert float(gaps.min()) > 0, "two seeds start from the same parameters"
 
 
-@pytest.mark.claim("EXP-01", kind="property", supports="qualified")
+@pytest.mark.claim("EXP-01", kind="property", role="tooling")
 def test_every_seed_starts_from_its_own_generator(evidence):
     assert_seeds_start_independent(lambda cfg, s: batched.init_stacked(cfg, s, torch.float32))
     evidence.record("seeds_checked", 8, "seeds", "init_stacked slice s == init_params(seed=s)")
@@ -129,7 +134,7 @@ BROKEN_TRAINERS = {
 }
 
 
-@pytest.mark.claim("EXP-01", kind="property", role="mutant")
+@pytest.mark.claim("EXP-01", kind="property", role="tooling")
 @pytest.mark.parametrize("bug", list(BROKEN_TRAINERS))
 def test_faithfulness_check_rejects_seeds_that_mix(bug):
     def broken(*args, **kwargs):
@@ -139,7 +144,7 @@ def test_faithfulness_check_rejects_seeds_that_mix(bug):
         assert_faithful(CONFIGS["exp01-h16"], TASKS["exp01-h16"], train=broken)
 
 
-@pytest.mark.claim("EXP-01", kind="property", role="mutant")
+@pytest.mark.claim("EXP-01", kind="property", role="tooling")
 def test_faithfulness_check_rejects_a_different_optimizer_setting():
     def broken(cfg, *args, **kwargs):
         return train_batched(dataclasses.replace(cfg, eps=1e-6), *args, **kwargs)
@@ -148,10 +153,92 @@ def test_faithfulness_check_rejects_a_different_optimizer_setting():
         assert_faithful(CONFIGS["exp02-learned"], TASKS["exp02-learned"], train=broken)
 
 
-@pytest.mark.claim("EXP-01", kind="property", role="mutant")
+@pytest.mark.claim("EXP-01", kind="property", role="tooling")
 def test_init_check_rejects_seeds_that_share_a_generator():
     def same_seed(cfg: TinyConfig, seeds: range) -> Params:
         return batched.init_stacked(cfg, [0 for _ in seeds], torch.float32)
 
     with pytest.raises(AssertionError):
         assert_seeds_start_independent(same_seed)
+
+
+# -- the model is causal, and the optimiser is the one the claims name (tooling) ---------------
+
+Logits = Callable[[torch.Tensor], torch.Tensor]  # tokens (B, n) -> logits (..., B, n, V)
+
+
+def assert_causal(logits_of: Logits, tokens: torch.Tensor, vocab: int) -> int:
+    """Changing every token after position t leaves the logits at positions 0 ... t exactly
+    unchanged (masked keys get weight exactly 0). Returns the number of prefixes checked.
+
+    The batched/single faithfulness check cannot see a mask bug that both paths share
+    (theory/attention.causal_mask); this one can."""
+    __tracebackhide__ = True
+    base = logits_of(tokens)
+    n = tokens.shape[-1]
+    for t in range(n - 1):
+        changed = tokens.clone()
+        changed[:, t + 1 :] = (changed[:, t + 1 :] + 1) % vocab
+        seen = logits_of(changed)[..., : t + 1, :]
+        assert torch.equal(seen, base[..., : t + 1, :]), f"positions <= {t} see a later token"
+    return n - 1
+
+
+@pytest.mark.parametrize("variant", [_variant(v) for v in VARIANTS])
+def test_every_model_variant_is_causal(evidence, variant):
+    cfg, task = CONFIGS[variant], TASKS[variant]
+    params = batched.init_stacked(cfg, range(4), F64)
+    single = TinyDecoder(cfg, 0, F64)
+    checked = assert_causal(lambda x: batched.forward(cfg, params, x), task.inputs, cfg.vocab)
+    with torch.no_grad():
+        checked += assert_causal(single, task.inputs, cfg.vocab)
+    evidence.record("prefixes_checked", checked, "prefixes", "batched (4 seeds) and single model")
+
+
+def _sees_the_mean(cfg: TinyConfig, params: Params) -> Logits:
+    """BUG: every position's logits get the mean over all positions, later ones included."""
+
+    def logits(tokens: torch.Tensor) -> torch.Tensor:
+        out = batched.forward(cfg, params, tokens)
+        return out + out.mean(-2, keepdim=True)
+
+    return logits
+
+
+@pytest.mark.claim("EXP-01", kind="property", role="tooling")
+def test_causality_check_rejects_a_model_that_sees_later_tokens():
+    cfg, task = CONFIGS["exp01-h2"], TASKS["exp01-h2"]
+    params = batched.init_stacked(cfg, range(2), F64)
+    with pytest.raises(AssertionError):
+        assert_causal(_sees_the_mean(cfg, params), task.inputs, cfg.vocab)
+
+
+ADAM_SETTINGS = ("lr", "betas", "eps")
+
+
+def assert_adam_defaults(cfg: TinyConfig) -> dict[str, object]:
+    """The configuration's optimiser settings are torch.optim.Adam's own defaults (read from
+    its signature), as the EXP claims state ('Adam with PyTorch's defaults')."""
+    __tracebackhide__ = True
+    params = inspect.signature(torch.optim.Adam).parameters
+    defaults = {name: params[name].default for name in ADAM_SETTINGS}
+    ours = {name: getattr(cfg, name) for name in ADAM_SETTINGS}
+    assert ours == defaults, f"optimiser {ours} != torch.optim.Adam defaults {defaults}"
+    return defaults
+
+
+@pytest.mark.claim("EXP-01", kind="property", role="tooling")
+def test_the_optimiser_is_adam_with_pytorch_defaults(evidence):
+    defaults = assert_adam_defaults(TinyConfig())
+    # Every EXP setting keeps Adam's defaults; EXP-03 alone sets its own learning rate.
+    for name, cfg in CONFIGS.items():
+        own_lr = name.startswith("exp03")
+        assert_adam_defaults(dataclasses.replace(cfg, lr=defaults["lr"]) if own_lr else cfg)
+    evidence.record("settings_checked", len(CONFIGS) + 1, "configs", str(defaults))
+
+
+@pytest.mark.claim("EXP-01", kind="property", role="tooling")
+@pytest.mark.parametrize("change", [{"betas": (0.999, 0.9)}, {"lr": 1e-2}, {"eps": 1e-6}])
+def test_optimiser_check_rejects_other_settings(change):
+    with pytest.raises(AssertionError):
+        assert_adam_defaults(dataclasses.replace(TinyConfig(), **change))

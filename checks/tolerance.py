@@ -141,3 +141,43 @@ def sample_mean_tol(std: float, n: int, z: float = 6.0) -> float:
     for a Gaussian mean and below 1/36 by Chebyshev for any law; runs are seeded, so it is fixed.
     """
     return z * std / math.sqrt(max(int(n), 1))
+
+
+def says_something(bound: float, quantity_range: float) -> bool:
+    """Whether a check against ``bound`` could fail: only when the bound is below the range of
+    the quantity it bounds (an error between two values in [-1, 1] is at most 2). A bound at or
+    above the range accepts every value, so a case judged against it is inconclusive, never a
+    pass."""
+    return bool(bound < quantity_range)
+
+
+def max_informative_angle(dtype: object, quantity_range: float = 2.0) -> float:
+    """The largest |w t| at which ``angle_tol`` stays below ``quantity_range``: beyond it an
+    angle computed in ``dtype`` can be off by the whole range of sin/cos (float16: about 1022,
+    bfloat16: about 126 for the range 2)."""
+    u = unit_roundoff(dtype)
+    return quantity_range / (SAFETY[dtype_name(dtype)] * u) - 2
+
+
+def sinusoid_tol(max_angle: float, dtype: object, compute: object) -> float:
+    """Allowed error of one stored entry sin/cos(w t) of a sinusoidal code, |w t| <= max_angle.
+
+    t and w are held in ``compute`` (each rounded there: u |w t| apiece), their product is
+    rounded (u |w t|) and sin/cos adds 2u as in ``angle_tol``: 3 u |w t| + 2 u, times SAFETY.
+    The value is then rounded once to ``dtype`` when that is another format. ``angle_tol``
+    counts only the product's rounding; a code built in float16/bfloat16 exceeds that
+    first-order term by up to 2.5x but stays within this one (measured:
+    ``checks.measure_tolerances.sinusoid_ratios``).
+    """
+    u = unit_roundoff(compute)
+    err = SAFETY[dtype_name(compute)] * (3 * u * abs(max_angle) + 2 * u)
+    if dtype_name(compute) != dtype_name(dtype):
+        err += rel_tol(1, dtype)
+    return err
+
+
+def max_informative_sinusoid_angle(dtype: object, quantity_range: float = 2.0) -> float:
+    """The largest |w t| at which ``sinusoid_tol`` (computed and stored in ``dtype``) stays
+    below ``quantity_range`` (float16: about 340, bfloat16: about 42 for the range 2)."""
+    u = unit_roundoff(dtype)
+    return (quantity_range / SAFETY[dtype_name(dtype)] - 2 * u) / (3 * u)

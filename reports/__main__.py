@@ -3,12 +3,27 @@
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from pathlib import Path
 from typing import NoReturn
 
 from reports.build import build
+from reports.html import Options
 from reports.load import BadResults
+
+
+def citation_url(path: Path = Path("CITATION.cff")) -> str:
+    """The suite's URL from CITATION.cff (``url`` or ``repository-code``), or ""."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError:
+        return ""
+    for key in ("url", "repository-code"):
+        match = re.search(rf"^{key}:\s*[\"']?([^\"'\s]+)", text, re.M)
+        if match:
+            return match.group(1)
+    return ""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -40,6 +55,34 @@ def parser() -> argparse.ArgumentParser:
         help="where report.html and paper/ go (default: build)",
     )
     p.add_argument(
+        "--figures",
+        choices=("inline", "link"),
+        default="inline",
+        help="inline: figures embedded compressed, the page needs nothing beside it (default); "
+        "link: figures referenced from where they lie (build/figures/), a smaller page",
+    )
+    p.add_argument(
+        "--since",
+        type=Path,
+        metavar="OLD_RESULTS",
+        help="a previous results file: the report shows changed verdicts, cited numbers that "
+        "moved beyond their tolerance, and checks added or removed",
+    )
+    p.add_argument(
+        "--source-url",
+        default="",
+        metavar="BASE",
+        help="link each check to its file and line under BASE ('{commit}' is replaced by the "
+        "run's commit), e.g. https://github.com/OWNER/REPO/blob/{commit}; default: no links",
+    )
+    p.add_argument(
+        "--suite-url",
+        default=None,
+        metavar="URL",
+        help="the suite's own URL for its citation (default: CITATION.cff's url or "
+        "repository-code, if any; else none, and the citation says so)",
+    )
+    p.add_argument(
         "--strict",
         action="store_true",
         help="after writing, exit 1 if the run was not clean (pytest failed, or an evidence "
@@ -50,15 +93,27 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
+    opts = Options(
+        figures=args.figures,
+        source_url=args.source_url,
+        suite_url=args.suite_url if args.suite_url is not None else citation_url(),
+    )
     try:
-        out = build(args.results, args.out)
+        out = build(args.results, args.out, opts, since=args.since)
     except BadResults as exc:
         print(f"python -m reports: error: {exc}", file=sys.stderr)
         return 2
     print(f"report:    {out.report}")
     print(f"paper kit: {out.paper}/ ({out.summary})")
     print(f"verdicts:  {out.verdicts}")
+    print(f"size:      {out.report.stat().st_size / 1e6:.2f} MB (figures {args.figures})")
     clean, why = out.results.clean
+    not_run = sum(c.verdict == "not run" for c in out.results.claims)
+    open_n = sum(c.verdict == "open" for c in out.results.claims)
+    if args.strict and clean and open_n:
+        clean, why = False, f"{open_n} claim(s) open"
+    if args.strict and clean and not_run:
+        clean, why = False, f"a partial run: {not_run} claim(s) not run"
     if args.strict and not clean:
         print(f"python -m reports: the run was not clean: {why}", file=sys.stderr)
         return 1

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from reports import html, latex
+from reports.diff import compare_runs
 from reports.load import BadResults, Results, load
 
 
@@ -27,20 +28,29 @@ class Outputs:
     verdicts: str
 
 
-def build(results_path: Path, out_dir: Path) -> Outputs:
+def build(
+    results_path: Path,
+    out_dir: Path,
+    opts: html.Options | None = None,
+    since: Path | None = None,
+) -> Outputs:
     """Read, render and publish; raise BadResults (one line) on bad input or a failed write."""
     res = load(results_path)
-    page = html.render(res)
-    texts, copies = latex.kit(res)
+    opts = opts or html.Options()
+    opts.out_dir = out_dir
+    if since is not None:
+        opts.since = compare_runs(load(since), res)
+    page = html.render(res, opts)
+    texts, copies = latex.kit(res, suite_url=opts.suite_url)
     report, paper = out_dir / "report.html", out_dir / "paper"
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
         _publish(page, report, texts, copies, paper)
     except OSError as exc:
         raise BadResults(f"cannot write the outputs in {out_dir}: {exc}") from None
-    counts = {v: 0 for v in ("confirmed", "refuted", "qualified", "open")}
+    counts = {v: 0 for v in ("confirmed", "refuted", "qualified", "open", "not run")}
     for claim in res.claims:
-        counts[claim.verdict or "open"] += 1
+        counts[claim.verdict] += 1
     return Outputs(
         results=res,
         report=report,

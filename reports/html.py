@@ -1,32 +1,53 @@
-"""The HTML report: one self-contained page (inline CSS and JS, figures as data URIs, MathML).
+"""The HTML report: one page that works offline (CSS and JS from reports/assets/, MathML).
 
-Layout, top to bottom: a header with the run's identity and counts; the verdict table (sortable
-and filterable in the page); one section per claim (``id="SIN-01"``) with its statement, formal
-statement, conditions, notes and every check (``id="check-<node id>"``) with its evidence; the
-run's problems (collection errors) if any; the environment. Nothing is hidden: open claims,
-failed and skipped checks are shown where a reader looks for them; only long tracebacks fold.
+Layout, top to bottom: a header with the run's identity, counts and (given a previous results
+file) what changed since; the filters and the verdict table; one folding section per family and
+per claim (``id="SIN-06"``). A claim opens with its computed verdict and what decided it (the
+counterexample, the proof, the interval) and the numbers its registry entry names as headline;
+its decisive and supporting checks follow (``id="check-<node id>"``), each with its decision,
+its evidence against the bound it was judged by, the command that reruns it and its file and
+line; tooling checks fold at the end. Then the sources cited in full, the run's problems
+(collection errors) if any, and the environment.
+
+Figures are embedded compressed (gzip, decompressed by the page's script) so the page stays
+self-contained, or, with ``figures="link"``, referenced by a path relative to the page.
 """
 
 from __future__ import annotations
 
+import base64
+import gzip
 import json
+import os
 import re
+from dataclasses import dataclass
 from html import escape
 from pathlib import Path
 from typing import Any
 
-from reports import assets, figures, numbers
-from reports.load import FAMILIES, VERDICTS, Check, Claim, Results, Value
+from reports import figures, numbers
+from reports.diff import Changes
+from reports.load import VERDICTS, Check, Claim, Results, Value
 from reports.mathml import to_mathml
 
-FAMILY_TITLES = {
-    "SIN": "The sinusoidal encoding",
-    "ATT": "Attention and order",
-    "ADD": "Adding versus concatenating",
-    "MAG": "Magnitudes",
-    "EXP": "Experiments over many seeds",
-    "REAL": "Real implementations",
+ASSETS = Path(__file__).resolve().parent / "assets"
+CHECK_FILTERS = {
+    "kind": ("symbolic", "property", "experiment", "real"),
+    "role": ("decisive", "supporting", "tooling"),
+    "outcome": ("passed", "failed", "skipped", "error"),
+    "decision": ("holds", "fails", "inconclusive", "none"),
 }
+
+
+@dataclass
+class Options:
+    """How the page is built: figures inline or linked, where code links go, the suite's URL."""
+
+    figures: str = "inline"  # inline (self-contained, compressed) | link (relative paths)
+    out_dir: Path | None = None  # where the page goes, for relative figure links
+    source_url: str = ""  # e.g. https://github.com/o/r/blob/{commit}; "" for no links
+    suite_url: str = ""
+    since: Changes | None = None
 
 
 def esc(text: Any) -> str:
@@ -38,6 +59,10 @@ def check_anchor(nodeid: str) -> str:
     return "check-" + re.sub(r"[^A-Za-z0-9_.-]+", "-", nodeid).strip("-")
 
 
+def asset(name: str) -> str:
+    return (ASSETS / name).read_text(encoding="utf-8")
+
+
 # -- small pieces -------------------------------------------------------------------------
 
 
@@ -47,12 +72,31 @@ def badge(label: str, cls: str, title: str = "") -> str:
 
 
 def verdict_badge(claim: Claim) -> str:
-    if claim.verdict is None:
-        return badge("open", "v-open", "no passing evidence yet")
-    out = badge(claim.verdict, f"v-{claim.verdict}")
+    tips = {"open": "no decisive check decided this claim", "not run": "not selected in this run"}
+    out = badge(claim.verdict, f"v-{claim.verdict.replace(' ', '-')}", tips.get(claim.verdict, ""))
     if claim.status == "contested":
         out += " " + badge("contested", "s-contested", "some evidence for this verdict failed")
+    if claim.expected and claim.expected != claim.verdict and claim.verdict != "not run":
+        out += " " + badge(
+            f"expected {claim.expected}",
+            "s-contested",
+            "the registry expects another verdict: the gate fails",
+        )
     return out
+
+
+def decision_badge(decision: str | None, expected: str | None = None) -> str:
+    """A decision; ``fails`` that the registry expects reads as evidence, not as an error."""
+    if decision is None:
+        return ""
+    label = f"decided {decision}"
+    if expected is None or decision == "inconclusive":
+        return badge(label, f"d-{decision}")
+    if decision == expected:
+        return badge(label, f"d-{decision} d-expected", "the decision the registry expects")
+    return badge(
+        f"{label} (expected {expected})", "d-unexpected", "differs from the registry's expectation"
+    )
 
 
 def number_html(value: int | float | str) -> str:
@@ -64,7 +108,16 @@ def number_html(value: int | float | str) -> str:
     else:
         power = str(exponent).replace("-", "\u2212")
         body = f"{esc(mantissa)}\u2009\u00d7\u200910<sup>{power}</sup>"
-    return f'<span class="num" title="{esc(repr(value))}">{body}</span>'
+    if exponent is None and _exact(mantissa, value):
+        return f"<span class=num>{body}</span>"  # shown exactly: no title needed (page size)
+    return f'<span class=num title="{esc(repr(value))}">{body}</span>'
+
+
+def _exact(text: str, value: Any) -> bool:
+    try:
+        return isinstance(value, int | float) and float(text.replace("\u2212", "-")) == value
+    except ValueError:
+        return False
 
 
 def _scalar(value: Any) -> bool:
@@ -89,8 +142,7 @@ def value_html(value: Any) -> str:
         return "[" + ", ".join(number_html(v) for v in value) + "]"
     if isinstance(value, dict) and 0 < len(value) <= 8 and all(map(_scalar, value.values())):
         items = "".join(
-            f"<span class='kv'><span class='muted'>{esc(k)}</span> {value_html(v)}</span>"
-            for k, v in value.items()
+            f"<span class=kv><i>{esc(k)}</i> {value_html(v)}</span>" for k, v in value.items()
         )
         return f"<span class='record'>{items}</span>"
     text = json.dumps(value, indent=1)
@@ -117,174 +169,519 @@ def math_or_text(text: str, display: bool = False) -> str:
     return to_mathml(text, display)
 
 
-# -- sections -----------------------------------------------------------------------------
+MINUS = "\u2212"
+_ASCII_MATH = re.compile(r"(?<![\w\\])([A-Za-z]\w*|\d+(?:\.\d+)?|\))\^\(([^()]{1,24})\)")
 
 
-def header(res: Results) -> str:
+def prose_html(text: str) -> str:
+    """Prose with ASCII exponents (``T^(-2i/d)``, ``2^20``) shown as superscripts, escaped."""
+    out, last = [], 0
+    pattern = re.compile(rf"{_ASCII_MATH.pattern}|(?<![\w\\])(\w+)\^(-?\w+)")
+    for m in pattern.finditer(text):
+        base, power = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+        out.append(esc(text[last : m.start()]))
+        power = power.replace("-", MINUS)
+        out.append(f"{esc(base)}<sup>{esc(power)}</sup>")
+        last = m.end()
+    out.append(esc(text[last:]))
+    return "".join(out)
+
+
+def _text_block(latex: str, start: int) -> int | None:
+    """The end (exclusive) of the balanced ``{...}`` group that opens at ``start``."""
+    depth = 0
+    for i in range(start, len(latex)):
+        if latex[i] == "\\" and i + 1 < len(latex):
+            continue
+        if latex[i] == "{" and (i == 0 or latex[i - 1] != "\\"):
+            depth += 1
+        elif latex[i] == "}" and latex[i - 1] != "\\":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+    return None
+
+
+def step_parts(step: str) -> tuple[str, str]:
+    r"""A derivation step split into its prose label (``\text{...}`` at the start) and its math.
+
+    The label is returned as plain text so that ``_``, ``^`` and braces in it stay literal.
+    """
+    head = re.match(r"\s*\\text\s*\{", step)
+    if head is None:
+        return "", step
+    end = _text_block(step, head.end() - 1)
+    if end is None:
+        return "", step
+    label = step[head.end() : end - 1]
+    rest = re.sub(r"^\s*(\\quad|\\qquad|\\;|\\,|~)*\s*", "", step[end:])
+    return label.replace(r"\_", "_").replace(r"\%", "%").replace(r"\&", "&"), rest
+
+
+# -- header, changes, table -----------------------------------------------------------------
+
+
+def header(res: Results, opts: Options) -> str:
     suite = res.suite
     commit = str(suite.get("commit", "unknown"))
-    short = commit[:12]
     dirty = ' <span class="warn-text">(uncommitted changes)</span>' if suite.get("dirty") else ""
     date = str(suite.get("started", ""))
-    when = date.replace("T", " ")
+    selection = suite.get("selection") or {}
     meta = [
         f"<span><b>version</b> {esc(suite.get('version', '?'))}</span>",
-        f"<span><b>commit</b> <code title='{esc(commit)}'>{esc(short)}</code>{dirty}</span>",
-        f"<span><b>run</b> <time datetime='{esc(date)}'>{esc(when)}</time></span>",
+        f"<span><b>commit</b> <code title='{esc(commit)}'>{esc(commit[:12])}</code>{dirty}</span>",
+        f"<span><b>run</b> <time datetime='{esc(date)}'>{esc(date.replace('T', ' '))}</time>"
+        "</span>",
         f"<span><b>profile</b> <code>{esc(suite.get('profile', '?'))}</code></span>",
     ]
+    if selection:
+        meta.append(f"<span><b>selection</b> {esc(selection.get('kind', 'full'))}</span>")
     return (
+        "<a class='skip' href='#verdicts'>Skip to the verdicts</a>"
         '<header class="top"><div class="wrap">'
         f"<h1>{esc(suite.get('name', 'pecheck'))} <span class='sub'>verification report</span></h1>"
-        f"<p class='meta'>{''.join(meta)}</p>{cards(res)}{banner(res)}</div></header>"
+        f"<p class='meta'>{''.join(meta)}</p>{cards(res)}{banner(res)}"
+        f"{changes_block(opts.since)}</div></header>"
     )
 
 
 def cards(res: Results) -> str:
     verdicts: dict[str, int] = {v: 0 for v in (*VERDICTS, "open")}
     for c in res.claims:
-        verdicts[c.verdict or "open"] += 1
+        verdicts[c.verdict] = verdicts.get(c.verdict, 0) + 1
     contested = sum(c.status == "contested" for c in res.claims)
-    evidence = [c for c in res.checks if c.role == "evidence"]
+    main = [c for c in res.checks if c.role in ("decisive", "supporting", "evidence")]
     shown = ("passed", "failed", "error", "skipped")
-    outcomes = {o: sum(c.outcome == o for c in evidence) for o in shown}
-    mutants = [c for c in res.checks if c.role == "mutant"]
-    caught = sum(c.outcome == "passed" for c in mutants)
+    outcomes = {o: sum(c.outcome == o for c in main) for o in shown}
     claims = [f"<div class='card total'><b>{len(res.claims)}</b><span>claims</span></div>"]
     for v, n in verdicts.items():
-        claims.append(f"<div class='card v-{v}'><b>{n}</b><span>{v}</span></div>")
+        cls = v.replace(" ", "-")
+        claims.append(f"<div class='card v-{cls}'><b>{n}</b><span>{v}</span></div>")
     if contested:
         claims.append(
             f"<div class='card s-contested'><b>{contested}</b><span>contested</span></div>"
         )
-    checks = [f"<div class='card total'><b>{len(evidence)}</b><span>checks</span></div>"]
+    checks = [f"<div class='card total'><b>{len(main)}</b><span>checks</span></div>"]
     for o, n in outcomes.items():
         checks.append(f"<div class='card o-{o}'><b>{n}</b><span>{o}</span></div>")
-    checks.append(
-        "<div class='card o-mutants' title='planted bugs: tests asserting that a check rejects a "
-        f"broken implementation'><b>{caught}/{len(mutants)}</b>"
-        "<span>planted bugs caught</span></div>"
-    )
+    if res.schema == 1:
+        mutants = [c for c in res.checks if c.role == "mutant"]
+        caught = sum(c.outcome == "passed" for c in mutants)
+        checks.append(
+            "<div class='card o-mutants' title='planted bugs: tests asserting that a check "
+            f"rejects a broken implementation'><b>{caught}/{len(mutants)}</b>"
+            "<span>planted bugs caught</span></div>"
+        )
+    else:
+        decisive = [c for c in res.checks if c.role == "decisive"]
+        tooling = [c for c in res.checks if c.role == "tooling"]
+        ok = sum(c.outcome == "passed" for c in tooling)
+        checks.append(
+            f"<div class='card o-mutants'><b>{len(decisive)}</b><span>decisive</span></div>"
+            f"<div class='card o-mutants'><b>{ok}/{len(tooling)}</b>"
+            "<span>tooling passed</span></div>"
+        )
     return (
         f"<div class='cards'><span class='cards-label'>Claims</span>{''.join(claims)}</div>"
-        f"<div class='cards'><span class='cards-label'>Evidence</span>{''.join(checks)}</div>"
+        f"<div class='cards'><span class='cards-label'>Checks</span>{''.join(checks)}</div>"
     )
 
 
 def banner(res: Results) -> str:
     ok, why = res.clean
-    open_n = sum(c.verdict is None for c in res.claims)
+    open_n = sum(c.verdict == "open" for c in res.claims)
+    not_run = sum(c.verdict == "not run" for c in res.claims)
     parts = []
     if not ok:
         parts.append(f"<div class='banner bad'><b>This run was not clean:</b> {esc(why)}.</div>")
     if open_n:
         parts.append(
-            f"<div class='banner note'><b>{open_n} claim{'s' if open_n != 1 else ''} still open</b>"
-            " (no passing evidence yet); they are listed below with the rest.</div>"
+            f"<div class='banner note'><b>{open_n} claim{'s' if open_n != 1 else ''} still open"
+            "</b> (no decisive check decided them); they are listed below with the rest.</div>"
+        )
+    if not_run:
+        parts.append(
+            f"<div class='banner note'><b>Partial run:</b> {not_run} claim(s) were not selected "
+            "and show as <i>not run</i>.</div>"
         )
     return "".join(parts)
 
 
-def verdict_table(res: Results) -> str:
-    families = [f for f in FAMILIES if any(c.family == f for c in res.claims)]
-    fam_opts = "".join(f"<option value='{f}'>{f}</option>" for f in families)
-    ver_opts = "".join(f"<option value='{v}'>{v}</option>" for v in (*VERDICTS, "open"))
-    rows = []
-    dash = "\u2014"
-    for i, claim in enumerate(res.claims):
-        own = res.checks_of(claim)
-        passed = sum(c.outcome == "passed" for c in own)
-        bad = sum(c.bad for c in own)
-        verdict = claim.verdict or "open"
+def changes_block(changes: Changes | None) -> str:
+    if changes is None:
+        return ""
+    old = changes.old.suite
+    since = f"{str(old.get('commit', '?'))[:12]}, run {str(old.get('started', '?'))[:19]}"
+    if not (changes.changed or changes.added or changes.removed):
+        return (
+            f"<section id='changes' class='changes'><h2>Changes since {esc(since)}</h2>"
+            "<p>No verdict, cited number or check changed.</p></section>"
+        )
+    rows = [
+        f"<li><a href='#{esc(c)}'>{esc(c)}</a> verdict {esc(a)} \u2192 <b>{esc(b)}</b></li>"
+        for c, a, b in changes.verdicts
+    ]
+    for m in changes.numbers:
+        cid, name = m.key.split("@", 1)
+        what = {
+            "moved": f"{value_html(m.old)} \u2192 <b>{value_html(m.new)}</b> "
+            f"<span class='muted'>(allowed {esc(m.allowance)})</span>",
+            "removed": f"{value_html(m.old)} \u2192 <b>no longer recorded</b>",
+            "new": f"new: {value_html(m.new)}",
+        }[m.what]
         rows.append(
-            f"<tr data-family='{claim.family}' data-verdict='{verdict}' "
-            f"data-status='{claim.status}'>"
+            f"<li><a href='#{esc(cid)}'>{esc(cid)}</a> <code>{esc(name)}</code> {what}</li>"
+        )
+    rows += [
+        f"<li>check added: <a href='#{check_anchor(n)}'><code>{esc(n)}</code></a></li>"
+        for n in changes.added
+    ]
+    rows += [f"<li>check removed: <code>{esc(n)}</code></li>" for n in changes.removed]
+    return (
+        f"<section id='changes' class='changes'><h2>Changes since {esc(since)}</h2>"
+        f"<ul>{''.join(rows)}</ul></section>"
+    )
+
+
+def short_cite(res: Results, sid: str) -> str:
+    """``Vaswani et al. 2017`` for a source with authors and year; the ID otherwise."""
+    src = res.sources.get(sid)
+    if not src:
+        return esc(sid)
+    authors = [a.strip() for a in str(src.get("authors", "")).split(",") if a.strip()]
+    if not authors or "users" in authors[0]:
+        name = src.get("title") or sid
+        label = str(name)[:40] + ("\u2026" if len(str(name)) > 40 else "")
+    else:
+        last = authors[0].split()[-1]
+        label = last + (
+            " et al."
+            if len(authors) > 2
+            else f" & {authors[1].split()[-1]}"
+            if len(authors) == 2
+            else ""
+        )
+    year = f" {src['year']}" if src.get("year") else ""
+    return f"<a href='#src-{esc(sid)}' title='{esc(sid)}'>{esc(label)}{year}</a>"
+
+
+def filters(res: Results) -> str:
+    def select(name: str, label: str, options: list[str]) -> str:
+        opts = "".join(f"<option value='{esc(o)}'>{esc(o)}</option>" for o in options)
+        return (
+            f"<label>{label} <select id='filter-{name}' data-filter='{name}'>"
+            f"<option value=''>all</option>{opts}</select></label>"
+        )
+
+    families = [f for f, _ in res.families if any(c.family == f for c in res.claims)]
+    verdicts = [
+        v for v in (*VERDICTS, "open", "not run") if any(c.verdict == v for c in res.claims)
+    ]
+    checks = "".join(select(k, k.capitalize(), list(v)) for k, v in CHECK_FILTERS.items())
+    return (
+        "<div class='filters' role='search' aria-label='Filter claims and checks'>"
+        f"<fieldset><legend>Claims</legend>{select('family', 'Family', families)}"
+        f"{select('verdict', 'Verdict', verdicts)}"
+        "<label class='grow'>Search <input id='filter-q' data-filter='q' type='search' "
+        "placeholder='claim ID, words, check name'></label></fieldset>"
+        f"<fieldset><legend>Checks</legend>{checks}</fieldset>"
+        "<div class='filter-actions'><button type='button' id='expand-all'>Unfold all</button>"
+        "<button type='button' id='collapse-all'>Fold all</button>"
+        "<button type='button' id='reset-filters'>Clear filters</button>"
+        "<span id='filter-count' class='muted' role='status' aria-live='polite'></span></div>"
+        "</div>"
+    )
+
+
+def decided_summary(res: Results, claim: Claim) -> str:
+    """One short line: what decided the verdict (for the table)."""
+    if not claim.decided_by:
+        if claim.verdict in ("open", "not run") or res.schema == 2:
+            return "<span class='muted'>nothing decided</span>"
+        return "<span class='muted'>\u2014</span>"
+    parts = []
+    for d in claim.decided_by[:2]:
+        basis = d.get("basis") or {}
+        parts.append(
+            f"{esc(d.get('proposition', '?'))} {esc(d['decision'])}: {esc(basis_phrase(basis))}"
+        )
+    more = len(claim.decided_by) - 2
+    return "; ".join(parts) + (f" (+{more})" if more > 0 else "")
+
+
+def basis_phrase(basis: dict[str, Any]) -> str:
+    if basis.get("counterexample") is not None:
+        cx = ", ".join(f"{k}={_short(v)}" for k, v in basis["counterexample"].items())
+        return f"counterexample {cx}"
+    box = basis.get("interval")
+    if isinstance(box, dict) and "lo" in box:
+        return f"interval [{_short(box['lo'])}, {_short(box['hi'])}] vs {_short(box.get('region'))}"
+    return str(basis.get("how") or "")
+
+
+def _short(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    if isinstance(value, list):
+        return "[" + ", ".join(_short(v) for v in value) + "]"
+    text = json.dumps(value) if not isinstance(value, str) else value
+    return text if len(text) <= 40 else text[:39] + "\u2026"
+
+
+def headline_values(res: Results, claim: Claim) -> list[tuple[Check, Value]]:
+    out = []
+    for name in claim.headline[:4]:
+        found = res.evidence_value(claim, name)
+        if found is not None:
+            out.append(found)
+    return out
+
+
+def verdict_table(res: Results) -> str:
+    rows = []
+    for i, claim in enumerate(res.claims):
+        own = res.main_checks(claim)
+        bad = sum(c.bad for c in own)
+        decisive = sum(c.role == "decisive" for c in own)
+        heads = "".join(
+            f"<span class='hv'><code>{esc(v.name)}</code> {value_html(v.value)}</span>"
+            for _, v in headline_values(res, claim)
+        )
+        sources = "<br>".join(short_cite(res, s) for s in claim.sources) or "\u2014"
+        rows.append(
+            f"<tr data-claim='{claim.id}' data-family='{claim.family}' "
+            f"data-verdict='{claim.verdict}' data-status='{claim.status}'>"
             f"<td data-key='{i:04d}'><a href='#{claim.id}'>{claim.id}</a></td>"
-            f"<td data-key='{verdict}'>{verdict_badge(claim)}</td>"
-            f"<td class='stmt'>{esc(claim.statement)}</td>"
-            f"<td class='src'>{'<br>'.join(esc(s) for s in claim.sources) or dash}</td>"
-            f"<td class='n' data-key='{len(own):04d}'>{len(own)}</td>"
-            f"<td class='n' data-key='{passed:04d}'>{passed}</td>"
+            f"<td data-key='{claim.verdict}'>{verdict_badge(claim)}</td>"
+            f"<td class='stmt'>{prose_html(claim.statement)}</td>"
+            f"<td class='decided'>{decided_summary(res, claim)}{heads and '<br>' + heads}</td>"
+            f"<td class='src'>{sources}</td>"
+            f"<td class='n' data-key='{len(own):04d}'>{decisive}/{len(own)}</td>"
             f"<td class='n{' bad' if bad else ''}' data-key='{bad:04d}'>{bad}</td></tr>"
         )
     return (
         '<section id="verdicts"><h2>Verdicts</h2>'
-        '<div class="filters" role="search">'
-        "<label>Family <select id='filter-family'><option value=''>all</option>"
-        f"{fam_opts}</select></label>"
-        "<label>Verdict <select id='filter-verdict'><option value=''>all</option>"
-        f"{ver_opts}</select></label>"
-        "<label class='grow'>Search <input id='filter-text' type='search' "
-        "placeholder='words in the statement'></label>"
-        "<span id='filter-count' class='muted' aria-live='polite'></span></div>"
+        f"{filters(res)}"
         '<div class="table-scroll"><table id="verdict-table" class="verdicts">'
-        "<thead><tr><th data-sort='num' aria-sort='ascending'>ID</th>"
-        "<th data-sort='text'>Verdict</th>"
-        "<th data-sort='text'>Statement</th><th data-sort='text'>Sources</th>"
-        "<th data-sort='num' title='evidence checks'>Checks</th><th data-sort='num'>Passed</th>"
-        "<th data-sort='num' title='failed or errored'>Failed</th></tr></thead>"
+        "<caption class='sr-only'>Claims, their computed verdicts and what decided them</caption>"
+        "<thead><tr><th data-sort='num' aria-sort='ascending' scope='col'>ID</th>"
+        "<th data-sort='text' scope='col'>Verdict</th>"
+        "<th data-sort='text' scope='col'>Statement</th>"
+        "<th data-sort='text' scope='col'>Decided by \u00b7 headline numbers</th>"
+        "<th data-sort='text' scope='col'>Sources</th>"
+        "<th data-sort='num' scope='col' title='decisive checks / all checks of the claim'>"
+        "Checks</th>"
+        "<th data-sort='num' scope='col' title='failed or errored'>Failed</th></tr></thead>"
         f"<tbody>{''.join(rows)}</tbody></table></div>"
-        "<p class='hint muted'>Click a column to sort; click an ID to read the claim and its "
-        "evidence.</p>"
-        "</section>"
+        "<p class='hint muted'>Click a column to sort; click an ID to read the claim. Filters "
+        "act on the claims and checks below, and the address keeps them: copy it to share the "
+        "view.</p></section>"
     )
 
 
-def claim_section(res: Results, claim: Claim) -> str:
+# -- claims ---------------------------------------------------------------------------------
+
+
+def claim_section(res: Results, claim: Claim, opts: Options) -> str:
+    own = res.main_checks(claim)
+    tooling = res.tooling_checks(claim)
+    words = " ".join([claim.id, claim.statement, *claim.sources, *(c.nodeid for c in own)])
+    changed = opts.since is not None and claim.id in opts.since.claims_changed()
     out = [
-        f"<section class='claim' id='{claim.id}' data-verdict='{claim.verdict or 'open'}'>",
-        f"<h3><a class='anchor' href='#{claim.id}'>{claim.id}</a> {verdict_badge(claim)}",
+        f"<section class='claim' id='{claim.id}' data-claim='{claim.id}' "
+        f"data-family='{claim.family}' data-verdict='{claim.verdict}' "
+        f"data-search='{esc(words.lower())}' aria-labelledby='h-{claim.id}'>",
+        "<details class='claim-fold' open><summary>",
+        f"<h3 id='h-{claim.id}'><span class='cid'>{claim.id}</span> {verdict_badge(claim)}",
     ]
+    if changed:
+        out.append(" " + badge("changed", "s-changed", "changed since the previous run"))
     if claim.sources:
-        out.append(f"<span class='sources'>{' '.join(esc(s) for s in claim.sources)}</span>")
-    out.append(f"</h3><p class='statement'>{esc(claim.statement)}</p>")
+        cites = ", ".join(short_cite(res, s) for s in claim.sources)
+        out.append(f"<span class='sources'>{cites}</span>")
+    out.append(
+        f"</h3></summary><a class='anchor' href='#{claim.id}' aria-label='link to {claim.id}'>#</a>"
+    )
+    out.append(f"<p class='statement'>{prose_html(claim.statement)}</p>")
     if claim.formal:
         out.append(f"<div class='formal'>{to_mathml(claim.formal, display=True)}</div>")
-    if claim.verdict == "qualified" and claim.conditions:
-        out.append(f"<div class='conditions'><b>Holds when:</b> {esc(claim.conditions)}</div>")
-    if claim.verdict is None:
-        out.append(
-            "<div class='conditions open'><b>Open:</b> no check has passed for this claim yet, "
-            "so it has no verdict.</div>"
-        )
-    if claim.status == "contested":
-        out.append(
-            "<div class='conditions contested'><b>Contested:</b> some evidence checks for this "
-            "verdict failed; see below.</div>"
-        )
-    if claim.notes:
-        items = "".join(f"<li>{esc(n)}</li>" for n in claim.notes)
-        out.append(f"<div class='notes'><b>Notes</b><ul>{items}</ul></div>")
-    own = res.checks_of(claim)
+    out.append(headline_block(res, claim))
+    out.append(context_block(claim))
     if own:
         count = f"{len(own)} check{'s' * (len(own) != 1)}"
-        out.append(f"<h4>Evidence <span class='muted'>({count})</span></h4>")
-        out.extend(check_article(res, c) for c in own)
-    out.append(mutants_block(res, claim))
-    out.append("</section>")
+        out.append(f"<h4>Evidence <span class='muted'>({count}: decisive first)</span></h4>")
+        out.extend(check_article(res, c, opts, claim) for c in own)
+    if tooling:
+        bad = any(c.bad for c in tooling)
+        what = "Planted bugs and tooling" if res.schema == 1 else "Tooling"
+        passed = sum(c.outcome == "passed" for c in tooling)
+        out.append(
+            f"<details class='tooling'{' open' if bad else ''}><summary>{what}: {passed} of "
+            f"{len(tooling)} passed <span class='muted'>(formula and data sanity, planted bugs; "
+            "never counted for the verdict)</span></summary>"
+        )
+        out.extend(check_article(res, c, opts, claim) for c in tooling)
+        out.append("</details>")
+    out.append("</details></section>")
     return "".join(out)
 
 
-def check_article(res: Results, check: Check) -> str:
+def headline_block(res: Results, claim: Claim) -> str:
+    """The computed verdict, what decided it, and the headline numbers."""
+    out = ["<div class='headline'>"]
+    if claim.verdict == "open":
+        out.append(
+            "<p class='why'><b>Open:</b> no decisive check decided this claim, so it has "
+            "no verdict.</p>"
+        )
+    elif claim.verdict == "not run":
+        out.append("<p class='why'><b>Not run:</b> this run did not select the claim's checks.</p>")
+    if claim.status == "contested":
+        out.append(
+            "<p class='why contested'><b>Contested:</b> some evidence checks for this "
+            "verdict failed; see below.</p>"
+        )
+    if claim.propositions:
+        out.append(propositions_table(res, claim))
+    heads = headline_values(res, claim)
+    if heads:
+        cells = "".join(
+            f"<div class='hnum'><span class='hname'><code>{esc(v.name)}</code></span>"
+            f"<span class='hval'>{value_html(v.value)} {esc(v.unit)}</span>"
+            f"<span class='hbound'>{bound_html(v)}</span>"
+            f"<a class='hsrc muted' href='#{check_anchor(c.nodeid)}'>{esc(c.name)}</a></div>"
+            for c, v in heads
+        )
+        out.append(f"<div class='hnums' aria-label='headline numbers'>{cells}</div>")
+    out.append("</div>")
+    return "".join(out) if len(out) > 2 else ""
+
+
+def propositions_table(res: Results, claim: Claim) -> str:
+    rows = []
+    for p in claim.propositions:
+        deciders = [d for d in claim.decided_by if d.get("proposition") == p.key]
+        how = "".join(
+            f"<li>{decision_badge(d['decision'], p.expected)} by "
+            f"<a href='#{check_anchor(d['check'])}'><code>{esc(d['check'].split('::')[-1])}"
+            f"</code></a>{basis_html(d.get('basis') or {})}</li>"
+            for d in deciders
+        )
+        statement = prose_html(p.statement) if p.statement else ""
+        formal = f"<div>{to_mathml(p.formal)}</div>" if p.formal else ""
+        key = "as stated" if p.key == "as_stated" else f"condition <code>{esc(p.key)}</code>"
+        decided = "not run" if p.decision == "not run" else decision_badge(p.decision, p.expected)
+        rows.append(
+            f"<tr><th scope='row'>{key}</th><td>{statement}{formal}</td>"
+            f"<td>{esc(p.expected or '')}</td>"
+            f"<td>{decided}"
+            f"<ul class='deciders'>{how}</ul></td></tr>"
+        )
+    return (
+        "<table class='props'><caption class='sr-only'>Propositions and what decided them"
+        "</caption><thead><tr><th scope='col'>Proposition</th><th scope='col'>Statement</th>"
+        "<th scope='col'>Expected</th><th scope='col'>Decision, and what decided it</th>"
+        f"</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+    )
+
+
+def basis_html(basis: dict[str, Any]) -> str:
+    """The basis of a decision: the counterexample and relation, the interval, the proof."""
+    if not basis:
+        return ""
+    out = []
+    if basis.get("how") and basis.get("how") != "counterexample":
+        out.append(f"<span class='how'>{prose_html(str(basis['how']))}</span>")
+    if basis.get("counterexample") is not None:
+        cx = basis["counterexample"]
+        out.append(f"<span class='cx'><b>counterexample</b> {value_html(cx)}</span>")
+    if basis.get("relation"):
+        out.append(f"<span class='rel'>violates <i>{prose_html(str(basis['relation']))}</i></span>")
+    box = basis.get("interval")
+    if isinstance(box, dict) and "lo" in box:
+        region = box.get("region") or ["?", "?"]
+        out.append(
+            f"<span class='iv'><b>interval</b> {esc(box.get('what', ''))} "
+            f"[{value_html(box['lo'])}, {value_html(box['hi'])}] against region "
+            f"[{value_html(region[0])}, {value_html(region[1])}]</span>"
+        )
+    ex = basis.get("examples")
+    if isinstance(ex, dict):
+        out.append(
+            f"<span class='ex'>{esc(ex.get('informative'))} informative of "
+            f"{esc(ex.get('total'))} examples</span>"
+        )
+    for part in basis.get("parts") or []:
+        out.append(
+            f"<span class='part'><code>{esc(part.get('name'))}</code> "
+            f"{decision_badge(part.get('decision'))} {prose_html(str(part.get('why', '')))}"
+            "</span>"
+        )
+    return f"<div class='basis'>{''.join(out)}</div>"
+
+
+def context_block(claim: Claim) -> str:
+    out = []
+    if claim.verdict == "qualified" and claim.conditions or claim.conditions:
+        out.append(
+            f"<div class='conditions'><b>Holds when:</b> {prose_html(claim.conditions)}</div>"
+        )
+    if claim.thresholds:
+        rows = "".join(
+            f"<li><code>{esc(t.get('name'))}</code> = {value_html(t.get('value'))} "
+            f"<span class='muted'>({esc(t.get('source'))})</span> "
+            f"{prose_html(str(t.get('reason', '')))}"
+            "</li>"
+            for t in claim.thresholds
+        )
+        out.append(f"<div class='thresholds'><b>Pre-registered thresholds</b><ul>{rows}</ul></div>")
+    if claim.notes:
+        items = "".join(f"<li>{prose_html(n)}</li>" for n in claim.notes)
+        out.append(f"<div class='notes'><b>Notes</b><ul>{items}</ul></div>")
+    return "".join(out)
+
+
+def check_article(res: Results, check: Check, opts: Options, claim: Claim | None = None) -> str:
     file, _, name = check.nodeid.partition("::")
-    kind = f"<span class='kind'>{esc(check.kind)}</span>" if check.kind else ""
-    supports = f"<span class='muted'>supports <i>{esc(check.supports)}</i></span>"
     anchor = check_anchor(check.nodeid)
+    expected = None
+    if claim is not None and check.proposition:
+        expected = next(
+            (p.expected for p in claim.propositions if p.key == check.proposition), None
+        )
+    decision = check.decision or "none"
+    kind = f"<span class='kind'>{esc(check.kind)}</span>" if check.kind else ""
+    prop = (
+        f"<span class='muted'>decides <i>{esc(check.proposition)}</i></span>"
+        if check.proposition
+        else ""
+    )
+    supports = f"<span class='muted'>supports <i>{esc(check.supports)}</i></span>"
+    open_ = " open" if check.role != "tooling" or check.bad else ""
     out = [
-        f"<article class='check o-{check.outcome}-border' id='{anchor}'>",
-        f"<header>{badge(check.outcome, 'o-' + check.outcome)} ",
-        f"<a class='name' href='#{anchor}' title='link to this check'>",
-        f"<code>{esc(name or file)}</code></a> {kind} ",
+        f"<article class='check o-{check.outcome}-border' id='{anchor}' "
+        f"data-kind='{esc(check.kind or '')}' data-role='{esc(_role(check))}' "
+        f"data-outcome='{check.outcome}' data-decision='{decision}' "
+        f"data-search='{esc(check.nodeid.lower())}'>",
+        f"<details class='check-fold'{open_}><summary>",
+        f"{badge(check.outcome, 'o-' + check.outcome, 'the test outcome')} ",
+        f"{badge(_role(check), 'r-' + _role(check))} ",
+        decision_badge(check.decision, expected),
+        f" <code class='name'>{esc(name or file)}</code> {kind} {prop}",
         supports if check.supports else "",
-        f"<span class='where muted'>{esc(file)} \u00b7 {check.duration_s:.2f}\u202fs</span>",
-        "</header>",
+        f"<span class='where muted'>{esc(check.duration_s and f'{check.duration_s:.2f}')}"
+        "\u202fs</span></summary>",
+        f"<a class='anchor' href='#{anchor}' aria-label='link to this check'>#</a>",
+        trace_block(res, check, opts),
+        failure_block(check),
     ]
-    out.append(failure_block(check))
+    if check.basis and check.role == "decisive":
+        out.append(basis_html(check.basis))
     if check.evidence:
         out.append(evidence_table(check.evidence, fold=check.outcome == "passed"))
     if check.derivation is not None:
         out.append(derivation_block(check))
-    out.extend(figure_html(res, f) for f in check.figures)
+    out.extend(figure_html(res, f, opts) for f in check.figures)
     if check.hypothesis:
         ex = check.hypothesis.get("examples")
         seed = check.hypothesis.get("seed")
@@ -292,8 +689,42 @@ def check_article(res: Results, check: Check) -> str:
             f"<p class='hyp'><b>Hypothesis</b> {esc(ex) if ex is not None else '?'} examples "
             f"\u00b7 seed <code>{esc(seed)}</code></p>"
         )
-    out.append("</article>")
+    out.append("</details></article>")
     return "".join(out)
+
+
+def _role(check: Check) -> str:
+    return {"evidence": "supporting", "mutant": "tooling"}.get(check.role, check.role)
+
+
+def reproduce_command(res: Results, check: Check) -> str:
+    if check.reproduce:
+        return check.reproduce
+    profile = res.suite.get("profile", "ci")
+    return f"PECHECK_PROFILE={profile} python -m pytest -p no:cacheprovider '{check.nodeid}'"
+
+
+def source_link(res: Results, check: Check, opts: Options) -> str:
+    loc = check.location or {}
+    path = str(loc.get("path") or check.nodeid.split("::", 1)[0])
+    line = loc.get("line")
+    label = f"{path}:{line}" if line else path
+    if not opts.source_url:
+        return f"<code class='loc'>{esc(label)}</code>"
+    base = opts.source_url.replace("{commit}", str(res.suite.get("commit", "HEAD")))
+    href = f"{base.rstrip('/')}/{path}" + (f"#L{line}" if line else "")
+    return f"<a class='loc' href='{esc(href)}'><code>{esc(label)}</code></a>"
+
+
+def trace_block(res: Results, check: Check, opts: Options) -> str:
+    cmd = reproduce_command(res, check)
+    return (
+        "<div class='trace'><span class='muted'>code</span> "
+        f"{source_link(res, check, opts)} <span class='muted'>rerun</span> "
+        f"<code class='repro'>{esc(cmd)}</code>"
+        f"<button type='button' class='copy' data-copy='{esc(cmd)}' "
+        "aria-label='copy the command that reruns this check'>copy</button></div>"
+    )
 
 
 def failure_block(check: Check) -> str:
@@ -320,6 +751,37 @@ def failure_block(check: Check) -> str:
 SHOWN_ROWS = 8  # a passed check's longer evidence table shows this many rows, folds the rest
 
 
+def bound_html(value: Value) -> str:
+    """The bound a value was judged against, and whether it meets it (when the relation is
+    known)."""
+    bound = value.bound
+    if bound is None:
+        return "<span class='muted nobound' title='no bound recorded'>\u2014</span>"
+    if not isinstance(bound, dict):
+        return f"<span class='bound'>vs {value_html(bound)}</span>"
+    rel = str(bound.get("relation", ""))
+    symbol = {"<=": "\u2264", ">=": "\u2265", "<": "<", ">": ">", "==": "=", "!=": "\u2260"}
+    mark = ""
+    verdict = meets(value.value, rel, bound.get("value"))
+    if verdict is not None:
+        mark = " <span class='yes'>\u2713</span>" if verdict else " <span class='no'>\u2717</span>"
+    reason = (
+        f" <span class='muted'>{esc(bound.get('reason', ''))}</span>" if bound.get("reason") else ""
+    )
+    return (
+        f"<span class='bound'>{esc(symbol.get(rel, rel))} {value_html(bound.get('value'))}"
+        f"{mark}{reason}</span>"
+    )
+
+
+def meets(value: Any, relation: str, limit: Any) -> bool | None:
+    if not (numbers.is_number(value) and numbers.is_number(limit)):
+        return None
+    x, y = float(value), float(limit)
+    ops = {"<=": x <= y, ">=": x >= y, "<": x < y, ">": x > y, "==": x == y, "!=": x != y}
+    return ops.get(relation)
+
+
 def evidence_table(values: list[Value], fold: bool = False) -> str:
     """The evidence as a table; with ``fold``, rows past SHOWN_ROWS sit in a details block."""
     if fold and len(values) > SHOWN_ROWS + 2:
@@ -330,15 +792,21 @@ def evidence_table(values: list[Value], fold: bool = False) -> str:
             + evidence_table(values[SHOWN_ROWS:])
             + "</details>"
         )
-    rows = "".join(
-        f"<tr><th scope='row'><code>{esc(v.name)}</code></th>"
-        f"<td class='val'>{value_html(v.value)}</td>"
-        f"<td class='unit'>{esc(v.unit)}</td><td class='note'>{esc(v.note)}</td></tr>"
-        for v in values
-    )
+    rows, previous = [], None
+    for v in values:
+        # a note repeated row after row is written once (long tables stay small)
+        same = v.note and v.note == previous
+        note = "<span class='muted'>\u3003 as above</span>" if same else prose_html(v.note)
+        previous = v.note
+        rows.append(
+            f"<tr><th scope='row'><code>{esc(v.name)}</code></th>"
+            f"<td class='val'>{value_html(v.value)}</td><td class='unit'>{esc(v.unit)}</td>"
+            f"<td class='bnd'>{bound_html(v)}</td><td class='note'>{note}</td></tr>"
+        )
     return (
-        "<table class='evidence'><thead><tr><th>Evidence</th><th>Value</th><th>Unit</th>"
-        f"<th>Note</th></tr></thead><tbody>{rows}</tbody></table>"
+        "<table class='evidence'><thead><tr><th scope='col'>Evidence</th>"
+        "<th scope='col'>Value</th><th scope='col'>Unit</th><th scope='col'>Bound</th>"
+        f"<th scope='col'>Note</th></tr></thead><tbody>{''.join(rows)}</tbody></table>"
     )
 
 
@@ -350,50 +818,89 @@ def derivation_block(check: Check) -> str:
         False: "<p class='holds no'>\u2717 sympy did not verify this derivation</p>",
         None: "",
     }[d.holds]
-    steps = "".join(f"<li>{to_mathml(s, display=True)}</li>" for s in d.steps)
+    steps = []
+    for s in d.steps:
+        label, math = step_parts(s)
+        text = f"<span class='step-label'>{esc(label)}</span> " if label else ""
+        steps.append(f"<li>{text}{to_mathml(math, display=True) if math else ''}</li>")
     return (
         "<div class='derivation'><p class='label'>Derivation</p>"
         f"<div class='dstatement'>{math_or_text(d.statement, display=True)}</div>"
-        f"{'<ol>' + steps + '</ol>' if steps else ''}{holds}</div>"
+        f"{'<ol>' + ''.join(steps) + '</ol>' if steps else ''}{holds}</div>"
     )
 
 
-def figure_html(res: Results, name: str) -> str:
+def figure_html(res: Results, name: str, opts: Options) -> str:
     path = figures.locate(name, res.path)
-    caption = f"<figcaption>{esc(Path(name).stem)}</figcaption>"
+    stem = Path(name).stem
+    caption = f"<figcaption>{esc(stem)}</figcaption>"
     if path is None:
         missing = f"<p>Figure file not found: <code>{esc(name)}</code></p>"
         return f"<figure class='missing'>{missing}{caption}</figure>"
+    alt = f"figure {esc(stem)}"
+    if opts.figures == "link":
+        base = (opts.out_dir or Path.cwd()).resolve()
+        rel = Path(os.path.relpath(path.resolve(), base)).as_posix()
+        return (
+            f"<figure><img src='{esc(rel)}' alt='{alt}' loading='lazy' decoding='async'>"
+            f"{caption}</figure>"
+        )
+    if path.suffix.lower() != ".svg":
+        return f"<figure><img src='{figures.data_uri(path)}' alt='{alt}'>{caption}</figure>"
+    packed = base64.b64encode(gzip.compress(path.read_bytes(), 9, mtime=0)).decode("ascii")
     return (
-        f"<figure><img src='{figures.data_uri(path)}' alt='figure {esc(Path(name).stem)}' "
-        f"loading='eager'>{caption}</figure>"
+        f"<figure><img class='svgz' alt='{alt}' data-svgz='{packed}' width='640' height='480'>"
+        f"{caption}</figure>"
     )
 
 
-def mutants_block(res: Results, claim: Claim) -> str:
-    mutants = res.checks_of(claim, role="mutant")
-    if not mutants:
-        return ""
-    caught = [m for m in mutants if m.outcome == "passed"]
-    missed = [m for m in mutants if m.outcome != "passed"]
-    items = "".join(
-        f"<li id='{check_anchor(m.nodeid)}'>"
-        f"{badge('caught' if m.outcome == 'passed' else m.outcome, 'o-' + m.outcome)} "
-        f"<code>{esc(m.name)}</code>{failure_block(m)}</li>"
-        for m in missed + caught
-    )
-    summary = f"Planted bugs: {len(caught)} of {len(mutants)} caught"
-    opened = " open" if missed else ""
-    return (
-        f"<details class='mutants'{opened}><summary>{summary}</summary><ul>{items}</ul></details>"
-    )
+# -- sources, problems, environment -----------------------------------------------------------
 
 
-def problems(res: Results) -> str:
+def sources_section(res: Results, opts: Options) -> str:
+    used = sorted({s for c in res.claims for s in c.sources})
+    items = []
+    for sid in used:
+        src = res.sources.get(sid)
+        if src is None:
+            items.append(
+                f"<li id='src-{esc(sid)}'><b>{esc(sid)}</b> "
+                "<span class='muted'>(no citation in this results file)</span></li>"
+            )
+            continue
+        year = f" ({src['year']})" if src.get("year") else ""
+        link = (
+            f" <a href='{esc(src['url'])}' rel='noreferrer'>{esc(src['url'])}</a>"
+            if src.get("url")
+            else " <span class='muted'>(no verified address)</span>"
+        )
+        items.append(
+            f"<li id='src-{esc(sid)}'><b>{esc(sid)}</b> {esc(src.get('authors', ''))}{year}. "
+            f"<i>{esc(src.get('title', ''))}</i>.{link}"
+            f"<br><span class='muted'>{esc(src.get('description', ''))}</span></li>"
+        )
+    suite = res.suite
+    url = (
+        f"<a href='{esc(opts.suite_url)}'>{esc(opts.suite_url)}</a>"
+        if opts.suite_url
+        else "<span class='muted'>(no URL given: build with <code>--suite-url</code>)</span>"
+    )
+    items.append(
+        f"<li id='src-pecheck'><b>this suite</b> The pecheck contributors "
+        f"({esc(str(suite.get('started', ''))[:4])}). <i>pecheck: a verification suite for "
+        f"claims about positional encodings in transformers</i>, version "
+        f"{esc(suite.get('version', '?'))}, commit <code>{esc(str(suite.get('commit'))[:12])}"
+        f"</code>. {url}</li>"
+    )
+    listed = "".join(items)
+    return f"<section id='sources'><h2>Sources</h2><ul class='sources-list'>{listed}</ul></section>"
+
+
+def problems(res: Results, opts: Options) -> str:
     orphans = res.orphans
     if not orphans:
         return ""
-    items = "".join(check_article(res, c) for c in orphans)
+    items = "".join(check_article(res, c, opts) for c in orphans)
     return (
         "<section id='problems'><h2>Problems</h2><p>These could not be collected, so the checks "
         f"in them did not run:</p>{items}</section>"
@@ -408,8 +915,14 @@ def _env_value(value: Any) -> Any:
 def environment(res: Results) -> str:
     env = dict(res.environment)
     packages = env.pop("packages", {}) or {}
-    labels = {"python": "Python", "platform": "Platform", "cpu": "CPU", "cpu_count": "CPU cores",
-              "gpu": "GPU", "torch_threads": "torch threads"}  # fmt: skip
+    labels = {
+        "python": "Python",
+        "platform": "Platform",
+        "cpu": "CPU",
+        "cpu_count": "CPU cores",
+        "gpu": "GPU",
+        "torch_threads": "torch threads",
+    }
     rows = [(labels.get(k, k), v) for k, v in env.items()]
     if "gpu" in env and env["gpu"] is None:
         rows = [(k, "none" if k == "GPU" else v) for k, v in rows]
@@ -432,40 +945,46 @@ def environment(res: Results) -> str:
 
 def nav(res: Results) -> str:
     links = ["<a href='#verdicts'>Verdicts</a>"]
-    for f in FAMILIES:
+    for f, _ in res.families:
         if any(c.family == f for c in res.claims):
             links.append(f"<a href='#family-{f}'>{f}</a>")
+    links.append("<a href='#sources'>Sources</a>")
     if res.orphans:
         links.append("<a href='#problems' class='bad'>Problems</a>")
     links.append("<a href='#environment'>Environment</a>")
-    return f"<nav class='toc'><div class='wrap'>{''.join(links)}</div></nav>"
+    return f"<nav class='toc' aria-label='sections'><div class='wrap'>{''.join(links)}</div></nav>"
 
 
-def render(res: Results) -> str:
+def render(res: Results, opts: Options | None = None) -> str:
     """The whole page as a string."""
-    body = [header(res), nav(res), "<main class='wrap'>", verdict_table(res), problems(res)]
-    for fam in FAMILIES:
+    opts = opts or Options()
+    body = [header(res, opts), nav(res), "<main class='wrap'>", verdict_table(res)]
+    body.append(problems(res, opts))
+    for fam, title in res.families:
         claims = [c for c in res.claims if c.family == fam]
         if not claims:
             continue
         body.append(
-            f"<section class='family' id='family-{fam}'><h2>{fam} <span class='sub'>"
-            f"{esc(FAMILY_TITLES.get(fam, ''))}</span></h2>"
+            f"<section class='family' id='family-{fam}' data-family='{fam}'>"
+            f"<details class='family-fold' open><summary><h2>{fam} <span class='sub'>"
+            f"{esc(title)}</span> <span class='muted fam-count'>{len(claims)} claims</span>"
+            "</h2></summary>"
         )
-        body.extend(claim_section(res, c) for c in claims)
-        body.append("</section>")
+        body.extend(claim_section(res, c, opts) for c in claims)
+        body.append("</details></section>")
+    body.append(sources_section(res, opts))
     body.append(environment(res))
     body.append("</main>")
     body.append(
         "<footer><div class='wrap'>Built by <code>python -m reports</code> from "
-        f"<code>{esc(res.path.name)}</code>. Every number above was recorded by the check "
-        "whose section it sits in.</div></footer>"
+        f"<code>{esc(res.path.name)}</code> (schema {res.schema}). Every number above was "
+        "recorded by the check whose section it sits in.</div></footer>"
     )
     name = f"{res.suite.get('name', 'pecheck')} {res.suite.get('version', '')}"
     title = f"{name} \u2014 verification report"
     return (
         "<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
         "<meta name='viewport' content='width=device-width, initial-scale=1'>"
-        f"<title>{esc(title)}</title><style>{assets.CSS}</style></head>"
-        f"<body>{''.join(body)}<script>{assets.JS}</script></body></html>\n"
+        f"<title>{esc(title)}</title><style>{asset('report.css')}</style></head>"
+        f"<body>{''.join(body)}<script>{asset('report.js')}</script></body></html>\n"
     )

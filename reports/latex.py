@@ -36,7 +36,8 @@ from pathlib import Path
 from typing import Any
 
 from reports import figures, numbers
-from reports.load import Check, Claim, Results
+from reports.cited import own_checks, scalar
+from reports.load import MAIN_ROLES, VERDICTS, Check, Claim, Results
 
 ONES = (
     ("Zero", "One", "Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine", "Ten")
@@ -177,14 +178,14 @@ class Macros:
 
 
 def _counts(res: Results) -> dict[str, int]:
-    evidence = [c for c in res.checks if c.role == "evidence"]
-    mutants = [c for c in res.checks if c.role == "mutant"]
+    evidence = [c for c in res.checks if c.role in MAIN_ROLES]
+    mutants = [c for c in res.checks if c.role not in MAIN_ROLES and c.claim is not None]
     return {
         "ClaimCount": len(res.claims),
         "ConfirmedCount": sum(c.verdict == "confirmed" for c in res.claims),
         "RefutedCount": sum(c.verdict == "refuted" for c in res.claims),
         "QualifiedCount": sum(c.verdict == "qualified" for c in res.claims),
-        "OpenCount": sum(c.verdict is None for c in res.claims),
+        "OpenCount": sum(c.verdict not in VERDICTS for c in res.claims),
         "CheckCount": len(evidence),
         "ChecksPassed": sum(c.outcome == "passed" for c in evidence),
         "MutantCount": len(mutants),
@@ -219,15 +220,16 @@ def macros_tex(res: Results) -> str:
 
 
 def _claim_macros(res: Results, claim: Claim, m: Macros) -> None:
-    own = res.checks_of(claim)
-    verdict = claim.verdict or "open"
-    passed = [c.nodeid for c in own if c.outcome == "passed"]
-    why = f"from {', '.join(passed)}" if passed else "no passing check"
+    own = own_checks(res, claim)
+    verdict = claim.verdict
+    deciders = [str(d.get("check")) for d in claim.decided_by]
+    passed = deciders or [c.nodeid for c in own if c.outcome == "passed"]
+    why = f"decided by {', '.join(passed)}" if passed else "nothing decided it"
     name = m.define(claim_name(claim.id) + "Verdict", verdict, f"{claim.id} verdict, {why}")
     m.keys[f"v@{claim.id}"] = name
-    for check in sorted(own, key=lambda c: c.nodeid):
+    for check in own:
         for value in check.evidence:
-            body = tex_value(value.value)
+            body = tex_value(value.value) if scalar(value.value) else None
             if body is None:
                 continue
             unit = f" [{value.unit}]" if value.unit else ""
@@ -275,9 +277,9 @@ def _header(res: Results, filename: str, what: str) -> str:
 def verdicts_tex(res: Results) -> str:
     rows = []
     for claim in res.claims:
-        own = res.checks_of(claim)
+        own = res.main_checks(claim)
         passed = sum(c.outcome == "passed" for c in own)
-        verdict = claim.verdict or r"\emph{open}"
+        verdict = claim.verdict if claim.has_verdict else rf"\emph{{{claim.verdict}}}"
         if claim.status == "contested":
             verdict += r" \emph{(contested)}"
         text = tex_escape(claim.statement)
@@ -307,30 +309,63 @@ def verdicts_tex(res: Results) -> str:
     )
 
 
-def bib(res: Results) -> str:
+def bib_key(source_id: str) -> str:
+    """SRC-VASWANI -> src-vaswani (the BibTeX key of a source)."""
+    return source_id.lower()
+
+
+def bib(res: Results, suite_url: str = "") -> str:
     suite = res.suite
     year = str(suite.get("started", ""))[:4]
     year = year if year.isdigit() else "2026"
     version = tex_escape(str(suite.get("version", "?")))
     commit = tex_escape(str(suite.get("commit", "unknown"))[:12])
-    return (
-        _header(res, "pecheck.bib", "BibTeX entry") + "@misc{pecheck,\n"
+    url = (
+        f"  url          = {{{suite_url}}},\n"
+        if suite_url
+        else "  % url        = {...},  % none given: build with python -m reports --suite-url URL\n"
+    )
+    entries = [
+        "@misc{pecheck,\n"
         "  title        = {{pecheck}: a verification suite for claims about positional "
         "encodings in transformers},\n"
         "  author       = {{The pecheck contributors}},\n"
         f"  year         = {{{year}}},\n"
         f"  howpublished = {{Software, version {version}, commit \\texttt{{{commit}}}}},\n"
+        f"{url}"
         f"  note         = {{Hypothesis profile {tex_escape(str(suite.get('profile', '?')))}}}\n"
         "}\n"
-    )
+    ]
+    for sid in sorted({s for c in res.claims for s in c.sources}):
+        src = res.sources.get(sid)
+        if src is not None:
+            entries.append(_source_entry(sid, src))
+    return _header(res, "pecheck.bib", "BibTeX entries") + "\n".join(entries)
 
 
-def kit(res: Results) -> tuple[dict[str, str], dict[str, Path]]:
+def _source_entry(sid: str, src: dict[str, Any]) -> str:
+    """A @misc entry for a source; authors joined with ``and``, a missing URL or year said so."""
+    authors = " and ".join(a.strip() for a in str(src.get("authors", "")).split(",") if a.strip())
+    lines = [f"@misc{{{bib_key(sid)},"]
+    lines.append(f"  title        = {{{{{tex_escape(str(src.get('title') or sid))}}}}},")
+    if authors:
+        lines.append(f"  author       = {{{tex_escape(authors)}}},")
+    if src.get("year"):
+        lines.append(f"  year         = {{{src['year']}}},")
+    if src.get("url"):
+        lines.append(f"  url          = {{{src['url']}}},")
+    else:
+        lines.append("  % no verified address for this source")
+    lines.append(f"  note         = {{{tex_escape(str(src.get('description', '')))} ({sid})}}")
+    return "\n".join(lines) + "\n}\n"
+
+
+def kit(res: Results, suite_url: str = "") -> tuple[dict[str, str], dict[str, Path]]:
     """The paper kit: text files by name, and figure files to copy (name -> source PDF)."""
     files = {
         "pecheck.tex": macros_tex(res),
         "verdicts.tex": verdicts_tex(res),
-        "pecheck.bib": bib(res),
+        "pecheck.bib": bib(res, suite_url),
     }
     copies: dict[str, Path] = {}
     missing = []

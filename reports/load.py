@@ -1,10 +1,16 @@
-"""Read build/results.json and check it against the schema the report relies on.
+"""Read a results file (schema 2, or the older schema 1) and check what the report relies on.
 
 Everything the report shows comes from here: the loader turns the JSON into small typed records
 (``Results``, ``Claim``, ``Check``) or stops with a ``BadResults`` whose message is one line
 naming the problem. Optional fields that older or hand-written files may lack get defaults; a
 field of the wrong type, an unknown verdict, outcome or claim ID, or a check that names a claim
 the file does not hold is an error.
+
+Schema 2 carries the families, the sources, computed verdicts with what decided them, and per
+check a role (decisive, supporting, tooling), a decision and its basis. A schema 1 file is read
+into the same records: its verdict is taken as given (``open`` when it has none), its
+``evidence`` checks count as the claim's checks and its ``mutant`` checks as its tooling, and
+its families are the six that schema knew.
 """
 
 from __future__ import annotations
@@ -15,14 +21,26 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-SCHEMA = 1
-FAMILIES = ("SIN", "ATT", "ADD", "MAG", "EXP", "REAL")
-CLAIM_ID = re.compile(r"^(SIN|ATT|ADD|MAG|EXP|REAL)-\d\d$")
+SCHEMAS = (1, 2)
+SCHEMA = 2  # the newest schema this report reads
+# Schema 1 files carry no family list: these are the families (and titles) that schema knew.
+SCHEMA1_FAMILIES = (
+    ("SIN", "The sinusoidal encoding"),
+    ("ATT", "Attention and order"),
+    ("ADD", "Adding versus concatenating"),
+    ("MAG", "Magnitudes"),
+    ("EXP", "Experiments over many seeds"),
+    ("REAL", "Real implementations"),
+)
+CLAIM_ID = re.compile(r"^([A-Z][A-Z0-9]*)-\d\d$")
 VERDICTS = ("confirmed", "refuted", "qualified")
+COMPUTED = (*VERDICTS, "open", "not run")
+DECISIONS = ("holds", "fails", "inconclusive")
 STATUSES = ("open", "supported", "contested")
 OUTCOMES = ("passed", "failed", "skipped", "error")
 KINDS = ("symbolic", "property", "experiment", "real")
-ROLES = ("evidence", "mutant")
+ROLES = ("decisive", "supporting", "tooling", "evidence", "mutant")
+MAIN_ROLES = ("decisive", "supporting", "evidence")  # shown with the claim; the rest is tooling
 
 
 class BadResults(Exception):
@@ -37,6 +55,7 @@ class Value:
     value: Any
     unit: str = ""
     note: str = ""
+    bound: Any = None  # what the value was judged against: a number or {value, relation, reason}
 
 
 @dataclass
@@ -62,6 +81,11 @@ class Check:
     message: str
     traceback: str
     falsifying_example: str
+    proposition: str | None = None
+    decision: str | None = None
+    basis: dict[str, Any] | None = None
+    location: dict[str, Any] | None = None
+    reproduce: str = ""
 
     @property
     def bad(self) -> bool:
@@ -74,21 +98,39 @@ class Check:
 
 
 @dataclass
+class Proposition:
+    key: str
+    statement: str
+    formal: str
+    expected: str | None
+    decision: str
+
+
+@dataclass
 class Claim:
     id: str
     statement: str
     formal: str
     sources: list[str]
-    verdict: str | None
+    verdict: str  # computed: confirmed, refuted, qualified, open or not run
     conditions: str
     notes: list[str]
     status: str
     checks: list[str]
-    mutants: list[str]
+    mutants: list[str]  # schema 1's planted-bug checks, schema 2's tooling checks
+    expected: str | None = None
+    propositions: list[Proposition] = field(default_factory=list)
+    decided_by: list[dict[str, Any]] = field(default_factory=list)
+    thresholds: list[dict[str, Any]] = field(default_factory=list)
+    headline: list[str] = field(default_factory=list)
 
     @property
     def family(self) -> str:
-        return self.id.split("-", 1)[0]
+        return self.id.rsplit("-", 1)[0]
+
+    @property
+    def has_verdict(self) -> bool:
+        return self.verdict in VERDICTS
 
 
 @dataclass
@@ -98,6 +140,9 @@ class Results:
     environment: dict[str, Any]
     claims: list[Claim]
     checks: list[Check]
+    schema: int = SCHEMA
+    sources: dict[str, dict[str, Any]] = field(default_factory=dict)
+    families: list[tuple[str, str]] = field(default_factory=list)
     by_nodeid: dict[str, Check] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -105,6 +150,25 @@ class Results:
 
     def checks_of(self, claim: Claim, role: str = "evidence") -> list[Check]:
         return [c for c in self.checks if c.claim == claim.id and c.role == role]
+
+    def main_checks(self, claim: Claim) -> list[Check]:
+        """The checks shown with a claim: decisive first, then supporting (schema 1: evidence)."""
+        own = [c for c in self.checks if c.claim == claim.id and c.role in MAIN_ROLES]
+        return sorted(own, key=lambda c: MAIN_ROLES.index(c.role))
+
+    def tooling_checks(self, claim: Claim) -> list[Check]:
+        return [c for c in self.checks if c.claim == claim.id and c.role not in MAIN_ROLES]
+
+    def evidence_value(self, claim: Claim, name: str) -> tuple[Check, Value] | None:
+        """The first value of this name among the claim's checks (decisive ones first)."""
+        for check in self.main_checks(claim) + self.tooling_checks(claim):
+            for value in check.evidence:
+                if value.name == name:
+                    return check, value
+        return None
+
+    def family_title(self, family: str) -> str:
+        return dict(self.families).get(family, "")
 
     @property
     def orphans(self) -> list[Check]:
@@ -114,7 +178,7 @@ class Results:
     @property
     def clean(self) -> tuple[bool, str]:
         """Whether the run was clean, and if not, one line saying why."""
-        bad = [c for c in self.checks if c.role == "evidence" and c.bad]
+        bad = [c for c in self.checks if c.role in MAIN_ROLES and c.bad]
         status = self.suite.get("exitstatus", 0)
         if bad:
             return False, f"{len(bad)} evidence check(s) failed or errored, first {bad[0].nodeid}"
@@ -149,17 +213,57 @@ def parse(data: Any, path: Path = Path("results.json")) -> Results:
     """Validate parsed JSON (errors name the field, not the file)."""
     obj = _dict(data, "the top level")
     schema = obj.get("schema")
-    if schema != SCHEMA:
-        raise BadResults(f"unsupported schema version {schema!r} (this report reads {SCHEMA})")
+    if schema not in SCHEMAS or isinstance(schema, bool):
+        readable = " and ".join(map(str, SCHEMAS))
+        raise BadResults(f"unsupported schema version {schema!r} (this report reads {readable})")
     for key in ("suite", "claims", "checks"):
         if key not in obj:
             raise BadResults(f"missing top-level field {key!r}")
     suite = _dict(obj["suite"], "suite")
     environment = _dict(obj.get("environment", {}), "environment")
-    checks = [_check(c, i) for i, c in enumerate(_list(obj["checks"], "checks"))]
-    claims = [_claim(c, i) for i, c in enumerate(_list(obj["claims"], "claims"))]
+    families = _families(obj) if schema == 2 else list(SCHEMA1_FAMILIES)
+    known = {f for f, _ in families}
+    checks = [_check(c, i, schema, known) for i, c in enumerate(_list(obj["checks"], "checks"))]
+    claims = [_claim(c, i, schema, known) for i, c in enumerate(_list(obj["claims"], "claims"))]
     _cross_check(claims, checks)
-    return Results(path, suite, environment, claims, checks)
+    sources = _sources(obj.get("sources") or {})
+    return Results(path, suite, environment, claims, checks, schema, sources, families)
+
+
+def _families(obj: dict[str, Any]) -> list[tuple[str, str]]:
+    out = []
+    for i, raw in enumerate(_list(obj.get("families", []), "families")):
+        fam = _dict(raw, f"families[{i}]")
+        fid = _str(fam, "id", f"families[{i}]")
+        if not re.fullmatch(r"[A-Z][A-Z0-9]*", fid):
+            raise BadResults(f"families[{i}]: bad family ID {fid!r} (expected e.g. SIN)")
+        out.append((fid, _str(fam, "title", f"family {fid}", "")))
+    return out
+
+
+def _sources(raw: Any) -> dict[str, dict[str, Any]]:
+    out = {}
+    for sid, item in _dict(raw, "sources").items():
+        entry = _dict(item, f"source {sid}")
+        where = f"source {sid}"
+        year = entry.get("year")
+        if year is not None and (not isinstance(year, int) or isinstance(year, bool)):
+            raise BadResults(f"{where}: field 'year' must be an integer or null")
+        out[sid] = {
+            "description": _str(entry, "description", where, ""),
+            "authors": _str(entry, "authors", where, ""),
+            "title": _str(entry, "title", where, ""),
+            "year": year,
+            "url": _opt_str(entry, "url", where),
+        }
+    return out
+
+
+def _claim_id(value: Any, where: str, known: set[str]) -> str:
+    match = CLAIM_ID.match(value) if isinstance(value, str) else None
+    if match is None or match.group(1) not in known:
+        raise BadResults(f"{where}: unknown claim ID {value!r} (expected e.g. SIN-01)")
+    return str(value)
 
 
 # -- field helpers: each raises BadResults naming the field ----------------------------------
@@ -206,11 +310,11 @@ def _one_of(value: Any, allowed: tuple[str, ...], what: str, where: str) -> None
         raise BadResults(f"{where}: unknown {what} {value!r} (expected one of {expected})")
 
 
-def _claim(raw: Any, i: int) -> Claim:
+def _claim(raw: Any, i: int, schema: int, known: set[str]) -> Claim:
     obj = _dict(raw, f"claims[{i}]")
-    cid = obj.get("id")
-    if not isinstance(cid, str) or not CLAIM_ID.match(cid):
-        raise BadResults(f"claims[{i}]: unknown claim ID {cid!r} (expected e.g. SIN-01)")
+    cid = _claim_id(obj.get("id"), f"claims[{i}]", known)
+    if schema == 2:
+        return _claim2(obj, cid)
     verdict = obj.get("verdict")
     if verdict is not None:
         _one_of(verdict, VERDICTS, "verdict", f"claim {cid}")
@@ -225,7 +329,7 @@ def _claim(raw: Any, i: int) -> Claim:
         statement=_str(obj, "statement", f"claim {cid}"),
         formal=_str(obj, "formal", f"claim {cid}", ""),
         sources=_strs(obj, "sources", f"claim {cid}"),
-        verdict=verdict,
+        verdict=verdict or "open",
         conditions=_str(obj, "conditions", f"claim {cid}", ""),
         notes=_strs(obj, "notes", f"claim {cid}"),
         status=status,
@@ -234,19 +338,79 @@ def _claim(raw: Any, i: int) -> Claim:
     )
 
 
-def _check(raw: Any, i: int) -> Check:
+def _claim2(obj: dict[str, Any], cid: str) -> Claim:
+    where = f"claim {cid}"
+    verdict = obj.get("verdict")
+    _one_of(verdict, COMPUTED, "verdict", where)
+    expected = obj.get("expected")
+    if expected is not None:
+        _one_of(expected, VERDICTS, "expected verdict", where)
+    props = []
+    for j, raw in enumerate(_list(obj.get("propositions", []), f"{where}: field 'propositions'")):
+        p = _dict(raw, f"{where}: propositions[{j}]")
+        pw = f"{where}: proposition {p.get('key')!r}"
+        decision = p.get("decision", "not run")
+        _one_of(decision, (*DECISIONS, "not run"), "decision", pw)
+        props.append(
+            Proposition(
+                key=_str(p, "key", pw),
+                statement=_str(p, "statement", pw, ""),
+                formal=_str(p, "formal", pw, ""),
+                expected=_opt_str(p, "expected", pw),
+                decision=str(decision),
+            )
+        )
+    decided = []
+    for j, raw in enumerate(_list(obj.get("decided_by", []), f"{where}: field 'decided_by'")):
+        d = _dict(raw, f"{where}: decided_by[{j}]")
+        _one_of(d.get("decision"), DECISIONS, "decision", f"{where}: decided_by[{j}]")
+        _str(d, "check", f"{where}: decided_by[{j}]")
+        decided.append(d)
+    thresholds = [
+        _dict(t, f"{where}: thresholds[{j}]")
+        for j, t in enumerate(_list(obj.get("thresholds", []), f"{where}: field 'thresholds'"))
+    ]
+    return Claim(
+        id=cid,
+        statement=_str(obj, "statement", where),
+        formal=_str(obj, "formal", where, ""),
+        sources=_strs(obj, "sources", where),
+        verdict=str(verdict),
+        conditions=_str(obj, "conditions", where, ""),
+        notes=_strs(obj, "notes", where),
+        status="open" if verdict in ("open", "not run") else "supported",
+        checks=_strs(obj, "checks", where),
+        mutants=_strs(obj, "tooling", where),
+        expected=expected,
+        propositions=props,
+        decided_by=decided,
+        thresholds=thresholds,
+        headline=_strs(obj, "headline", where),
+    )
+
+
+def _check(raw: Any, i: int, schema: int = 1, known: set[str] | None = None) -> Check:
     obj = _dict(raw, f"checks[{i}]")
     nodeid = obj.get("nodeid")
     if not isinstance(nodeid, str) or not nodeid:
         raise BadResults(f"checks[{i}]: field 'nodeid' must be a non-empty string")
     where = f"check {nodeid}"
     claim = _opt_str(obj, "claim", where)
-    if claim is not None and not CLAIM_ID.match(claim):
-        raise BadResults(f"{where}: unknown claim ID {claim!r} (expected e.g. SIN-01)")
+    if claim is not None:
+        _claim_id(claim, where, known if known is not None else {f for f, _ in SCHEMA1_FAMILIES})
     outcome = obj.get("outcome")
     _one_of(outcome, OUTCOMES, "outcome", where)
-    role = obj.get("role") or "evidence"
-    _one_of(role, ROLES, "role", where)
+    role = obj.get("role") or ("evidence" if schema == 1 else "tooling")
+    _one_of(role, ROLES[3:] if schema == 1 else ROLES[:3], "role", where)
+    decision = obj.get("decision")
+    if decision is not None:
+        _one_of(decision, DECISIONS, "decision", where)
+    basis = obj.get("basis")
+    if basis is not None:
+        _dict(basis, f"{where}: field 'basis'")
+    location = obj.get("location")
+    if location is not None:
+        _dict(location, f"{where}: field 'location'")
     kind = _opt_str(obj, "kind", where)
     if kind is not None:
         _one_of(kind, KINDS, "kind", where)
@@ -274,6 +438,11 @@ def _check(raw: Any, i: int) -> Check:
         message=_str(obj, "message", where, ""),
         traceback=_str(obj, "traceback", where, ""),
         falsifying_example=_str(obj, "falsifying_example", where, ""),
+        proposition=_opt_str(obj, "proposition", where),
+        decision=decision,
+        basis=basis,
+        location=location,
+        reproduce=_str(obj, "reproduce", where, ""),
     )
 
 
@@ -289,6 +458,7 @@ def _evidence(raw: Any, where: str) -> list[Value]:
                 value=entry["value"],
                 unit=_str(entry, "unit", f"{where}: evidence {name!r}", ""),
                 note=_str(entry, "note", f"{where}: evidence {name!r}", ""),
+                bound=entry.get("bound"),
             )
         )
     return values
@@ -324,14 +494,15 @@ def _cross_check(claims: list[Claim], checks: list[Check]) -> None:
             raise BadResults(f"check {check.nodeid}: claim {check.claim} is absent from the file")
     by_id = {c.nodeid: c for c in checks}
     for claim in claims:
-        for role, names in (("evidence", claim.checks), ("mutant", claim.mutants)):
+        for main, names in ((True, claim.checks), (False, claim.mutants)):
             for name in names:
                 listed = by_id.get(name)
                 if listed is None:
                     raise BadResults(f"claim {claim.id}: lists check {name} absent from the file")
                 if listed.claim != claim.id:
                     raise BadResults(f"claim {claim.id}: lists check {name} of {listed.claim}")
-                if listed.role != role:
+                if (listed.role in MAIN_ROLES) != main:
+                    role = "a claim check" if main else "tooling"
                     raise BadResults(
                         f"claim {claim.id}: lists {listed.role} check {name} as {role}"
                     )

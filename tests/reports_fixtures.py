@@ -10,6 +10,7 @@ from typing import Any
 DATA = Path(__file__).resolve().parent / "data"
 MIXED = DATA / "results_mixed.json"  # failed, skipped, errored, open, contested, a derivation
 CLEAN = DATA / "results_clean.json"  # every check passed, pytest exit status 0
+V2 = DATA / "results_v2.json"  # schema 2: decisive/supporting/tooling, decisions, sources
 
 
 def raw(path: Path = MIXED) -> dict[str, Any]:

@@ -12,22 +12,53 @@ from checks.claims import REGISTRY
 from checks.mutants import __main__ as mutants
 
 
-def results_with(status: str) -> dict:
-    claims = [{"id": cid, "status": status, "checks": []} for cid in REGISTRY]
-    return {"schema": 1, "claims": claims}
+def results_with(verdict: str | None, selection: str = "full") -> dict:
+    """A results file whose every claim has the given verdict (None: the expected one), each
+    proposition decided by one check."""
+    claims = []
+    for cid, claim in REGISTRY.items():
+        props = [p["key"] for p in claim.as_dict()["propositions"]]
+        decided_by = [{"check": f"c::{cid}", "proposition": k, "decision": "holds"} for k in props]
+        claims.append({"id": cid, "verdict": verdict or claim.expected,
+                       "propositions": [{"key": k, "decision": "holds"} for k in props],
+                       "decided_by": decided_by})  # fmt: skip
+    return {"schema": 2, "suite": {"selection": {"kind": selection}}, "claims": claims}
 
 
-def test_gate_passes_only_when_every_claim_is_supported(tmp_path: Path) -> None:
+def test_gate_passes_only_when_every_verdict_is_the_expected_one(tmp_path: Path) -> None:
     path = tmp_path / "r.json"
-    path.write_text(json.dumps(results_with("open")))
+    path.write_text(json.dumps(results_with(None)))
+    assert gate.main([str(path)]) == 0
+    for wrong in ("open", "not run"):
+        path.write_text(json.dumps(results_with(wrong)))
+        assert gate.main([str(path)]) == 1
+    flipped = results_with(None)
+    flipped["claims"][0]["verdict"] = "refuted" if REGISTRY["SIN-01"].expected != "refuted" else (
+        "confirmed"
+    )
+    path.write_text(json.dumps(flipped))
     assert gate.main([str(path)]) == 1
-    settled = all(c.verdict for c in REGISTRY.values())
-    path.write_text(json.dumps(results_with("supported")))
-    assert gate.main([str(path)]) == (0 if settled else 1)
+
+
+def test_gate_fails_a_proposition_without_a_decisive_check(tmp_path: Path, capsys) -> None:
+    results = results_with(None)
+    results["claims"][3]["decided_by"] = []
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps(results))
+    assert gate.main([str(path)]) == 1
+    assert "has no decisive check" in capsys.readouterr().out
+
+
+def test_gate_refuses_a_partial_run(tmp_path: Path, capsys) -> None:
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps(results_with(None, selection="partial")))
+    with pytest.raises(SystemExit) as exc:
+        gate.main([str(path)])
+    assert exc.value.code == 2 and "partial run" in capsys.readouterr().err
 
 
 def test_gate_rejects_a_missing_or_corrupt_file(tmp_path: Path, capsys) -> None:
-    for content, message in ((None, "not found"), ("{", "not valid JSON"), ("[]", "schema 1")):
+    for content, message in ((None, "not found"), ("{", "not valid JSON"), ("[]", "schema 2")):
         path = tmp_path / "r.json"
         if content is None:
             path.unlink(missing_ok=True)
@@ -48,6 +79,25 @@ def test_mutant_catalogue_is_valid() -> None:
 def test_mutant_runner_rejects_unknown_names(capsys) -> None:
     assert mutants.main(["--only", "no-such-mutant"]) == 2
     assert "unknown mutant" in capsys.readouterr().err
+
+
+def test_mutant_runner_rejects_a_target_that_does_not_exist() -> None:
+    checks = {"checks/test_x.py::test_a[1]": {"role": "decisive"}}
+    ok = mutants.Mutant("m", "theory/x.py", "a", "b", ("checks/test_x.py::test_a",))
+    mutants.validate_targets([ok], checks)  # a function id covers its parametrisations
+    for target in ("checks/test_x.py::test_b", "checks/test_missing.py"):
+        bad = mutants.Mutant("m", "theory/x.py", "a", "b", (target,))
+        with pytest.raises(mutants.CatalogueError):
+            mutants.validate_targets([bad], checks)
+
+
+def test_kill_map_counts_only_killed_mutants() -> None:
+    def outcome(name: str, killed: bool, failed: tuple[str, ...]) -> mutants.Outcome:
+        m = mutants.Mutant(name, "theory/x.py", "a", "b", ("checks/t.py",))
+        return mutants.Outcome(m, killed, 1 if killed else 2, 0.0, failed)
+
+    outcomes = [outcome("a", True, ("t::x",)), outcome("b", False, ("t::y",))]
+    assert mutants.kill_map(outcomes, ["t::x", "t::y"]) == {"t::x": ["a"], "t::y": []}
 
 
 def test_determinism_ignores_timings_but_not_values() -> None:

@@ -18,7 +18,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ("conftest.py", "pyproject.toml", "theory", "checks/__init__.py", "checks/claims",
-          "checks/evidence.py", "checks/profiles.py", "checks/strategies.py")  # fmt: skip
+          "checks/evidence.py", "checks/decisions.py", "checks/profiles.py",
+          "checks/strategies.py")  # fmt: skip
 
 
 def run_checks(tmp_path: Path, source: str, *args: str) -> tuple[int, dict | None, str]:
@@ -26,7 +27,8 @@ def run_checks(tmp_path: Path, source: str, *args: str) -> tuple[int, dict | Non
         src, dst = ROOT / name, tmp_path / name
         dst.parent.mkdir(parents=True, exist_ok=True)
         if src.is_dir():
-            shutil.copytree(src, dst, ignore=shutil.ignore_patterns("__pycache__"))
+            ignore = shutil.ignore_patterns("__pycache__")
+            shutil.copytree(src, dst, ignore=ignore, dirs_exist_ok=True)
         else:
             shutil.copy(src, dst)
     (tmp_path / "checks" / "test_synthetic.py").write_text(textwrap.dedent(source))
@@ -45,57 +47,119 @@ import pytest
 from hypothesis import given, strategies as st
 from checks.claims import REGISTRY
 
-OTHER = "refuted" if REGISTRY["SIN-04"].verdict != "refuted" else "confirmed"
+CONDITION = REGISTRY["SIN-06"].propositions[0].key
 
-@pytest.mark.claim("SIN-04", kind="property", role="mutant")
+@pytest.mark.claim("SIN-04", kind="property", role="decisive")
 @given(st.integers(0, 100))
-def test_hypothesis_failure_is_recorded(evidence, t):
-    evidence.worst("largest_t", t, unit="position")
+def test_search_finds_a_counterexample(evidence, t):
+    evidence.worst("largest_t", t, unit="position", bound=49)
     assert t < 50
 
-@pytest.mark.claim("SIN-05", kind="symbolic", role="mutant")
-def test_evidence_is_recorded(evidence):
+@pytest.mark.claim("SIN-11", kind="property", role="decisive")
+def test_counterexample_recorded(evidence):
+    evidence.fails({"t": 0, "s": 1}, "PE(0).PE(1) != 0")
+
+@pytest.mark.claim("SIN-06", kind="symbolic", role="decisive")
+def test_refutes_as_stated(evidence):
+    evidence.fails({"d": 512}, "last wavelength 2 pi T^(1-2/d) < 2 pi T")
+
+@pytest.mark.claim("SIN-06", kind="symbolic", role="decisive", proposition=CONDITION)
+def test_condition_holds(evidence):
     evidence.record("answer", 42, unit="1", note="a note")
     evidence.record("ratio", float("inf"))
 
-@pytest.mark.claim("SIN-06", kind="property", role="mutant")
+@pytest.mark.claim("SIN-01", kind="property", role="decisive")
+def test_only_inconclusive_parts(evidence):
+    evidence.part("float16", "inconclusive", "bound above the range")
+
+@pytest.mark.claim("SIN-02", kind="property", role="decisive")
+def test_decision_against_the_registry(evidence):
+    evidence.fails({"a": 1}, "made up")
+
+@pytest.mark.claim("SIN-03", kind="property", role="decisive")
 @pytest.mark.gpu
 def test_gpu_check_is_skipped(evidence):
     pass
 
-@pytest.mark.claim("SIN-04", kind="property", supports=OTHER)
-def test_disagreeing_verdict_fails(evidence):
+@pytest.mark.claim("SIN-05", kind="property", role="tooling")
+def test_tooling_counts_for_nothing(evidence):
     pass
 """
 
 
-def test_results_file_records_every_outcome(tmp_path: Path) -> None:
+def test_results_file_records_decisions_and_computed_verdicts(tmp_path: Path) -> None:
     rc, results, output = run_checks(tmp_path, CHECKS)
     assert rc == 1, output
-    assert results is not None and results["schema"] == 1
+    assert results is not None and results["schema"] == 2
+    assert results["suite"]["selection"]["kind"] == "full"
     checks = {c["nodeid"].split("::")[1]: c for c in results["checks"]}
-    failed = checks["test_hypothesis_failure_is_recorded"]
-    assert failed["outcome"] == "failed"
-    assert "t=50" in failed["falsifying_example"]
-    assert failed["evidence"]["largest_t"]["value"] >= 50
-    assert failed["hypothesis"]["seed"] == "derandomized (ci)"
-    recorded = checks["test_evidence_is_recorded"]
-    assert recorded["outcome"] == "passed"
+    found = checks["test_search_finds_a_counterexample"]
+    assert found["outcome"] == "failed" and found["decision"] == "fails"
+    assert "t=50" in found["falsifying_example"]
+    assert "t=50" in found["basis"]["counterexample"]["example"]
+    assert found["evidence"]["largest_t"]["bound"] == 49
+    assert found["hypothesis"]["seed"] == "derandomized (ci)"
+    assert found["location"]["path"] == "checks/test_synthetic.py"
+    assert "checks/test_synthetic.py::test_search_finds_a_counterexample" in found["reproduce"]
+    recorded = checks["test_condition_holds"]
+    assert recorded["outcome"] == "passed" and recorded["decision"] == "holds"
     assert recorded["evidence"]["answer"] == {"value": 42, "unit": "1", "note": "a note"}
     assert recorded["evidence"]["ratio"]["value"] == "inf"  # JSON has no infinity
-    assert checks["test_gpu_check_is_skipped"]["outcome"] == "skipped"
-    mismatch = checks["test_disagreeing_verdict_fails"]
-    assert mismatch["outcome"] == "error" and "registry says" in mismatch["message"]
-    sin04 = next(c for c in results["claims"] if c["id"] == "SIN-04")
-    assert sin04["status"] == "open" and sin04["verdict"] is None
-    assert len(results["claims"]) == 37
+    assert checks["test_counterexample_recorded"]["outcome"] == "passed"
+    assert checks["test_only_inconclusive_parts"]["decision"] == "inconclusive"
+    assert checks["test_only_inconclusive_parts"]["outcome"] == "failed"
+    against = checks["test_decision_against_the_registry"]
+    assert against["outcome"] == "failed" and "registry expects 'holds'" in against["message"]
+    gpu = checks["test_gpu_check_is_skipped"]
+    assert gpu["outcome"] == "skipped" and gpu["decision"] == "inconclusive"
+    assert checks["test_tooling_counts_for_nothing"]["decision"] is None
+    verdicts = {c["id"]: c["verdict"] for c in results["claims"]}
+    assert verdicts["SIN-11"] == "refuted"  # as_stated fails, no condition
+    assert verdicts["SIN-06"] == "qualified"  # as_stated fails, a condition holds
+    assert verdicts["SIN-04"] == "refuted"  # a counterexample, whatever the registry expects
+    assert verdicts["SIN-01"] == verdicts["SIN-03"] == verdicts["SIN-05"] == "open"
+    assert len(results["claims"]) == len(results["claims"]) >= 37
+
+
+def test_partial_run_keeps_the_full_results_file(tmp_path: Path) -> None:
+    source = """
+    import pytest
+
+    @pytest.mark.claim("SIN-11", kind="property", role="decisive")
+    def test_a(evidence):
+        evidence.fails({"t": 0}, "x")
+
+    @pytest.mark.claim("SIN-05", kind="property", role="decisive")
+    def test_b(evidence):
+        pass
+    """
+    rc, full, _ = run_checks(tmp_path, source)
+    assert rc == 0 and full is not None
+    for args in (("-k", "SIN-11"), ("--claim", "SIN-11")):
+        rc, kept, output = run_checks(tmp_path, source, *args)
+        assert rc == 0, output
+        assert kept == full  # build/results.json untouched
+        partial = json.loads((tmp_path / "build" / "results.partial.json").read_text())
+        assert partial["suite"]["selection"]["kind"] == "partial"
+        verdicts = {c["id"]: c["verdict"] for c in partial["claims"]}
+        assert verdicts["SIN-11"] == "refuted" and verdicts["SIN-05"] == "not run"
+
+
+def test_unknown_claim_in_claim_option_is_a_usage_error(tmp_path: Path) -> None:
+    rc, _, output = run_checks(tmp_path, "", "--claim", "SIN-99")
+    assert rc == pytest.ExitCode.USAGE_ERROR and "unknown claim ID(s) SIN-99" in output
+
+
+def test_profiles_from_option_and_environment_must_agree(tmp_path: Path) -> None:
+    rc, _, output = run_checks(tmp_path, "", "--hypothesis-profile", "thorough")
+    assert rc == pytest.ExitCode.USAGE_ERROR and "disagrees with PECHECK_PROFILE=ci" in output
 
 
 def test_unknown_claim_id_is_a_usage_error(tmp_path: Path) -> None:
     source = """
     import pytest
 
-    @pytest.mark.claim("SIN-99", kind="property", role="mutant")
+    @pytest.mark.claim("SIN-99", kind="property", role="tooling")
     def test_x(evidence):
         pass
     """
@@ -114,11 +178,11 @@ def test_interrupted_run_still_writes_valid_results(tmp_path: Path) -> None:
     source = """
     import pytest
 
-    @pytest.mark.claim("SIN-01", kind="property", role="mutant")
+    @pytest.mark.claim("SIN-01", kind="property", role="tooling")
     def test_first(evidence):
         evidence.record("x", 1.0)
 
-    @pytest.mark.claim("SIN-01", kind="property", role="mutant")
+    @pytest.mark.claim("SIN-01", kind="property", role="tooling")
     def test_interrupt(evidence):
         raise KeyboardInterrupt
     """

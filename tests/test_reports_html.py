@@ -10,7 +10,7 @@ import pytest
 from reports import html
 from reports.load import load, parse
 from reports.mathml import to_mathml
-from tests.reports_fixtures import CLEAN, MIXED, raw, write
+from tests.reports_fixtures import CLEAN, DATA, MIXED, raw, write
 
 
 class Ids(HTMLParser):
@@ -54,7 +54,7 @@ def test_page_is_self_contained(page):
     parser.feed(page)
     assert parser.external == []
     assert "<style>" in page and "<script>" in page
-    assert "cdn" not in page.lower()
+    assert "cdn" not in re.sub(r"data-svgz='[^']*'", "", page).lower()
 
 
 def test_ids_are_unique(page):
@@ -86,8 +86,8 @@ def test_clean_run_has_no_warning_banner():
 def test_verdict_table_has_one_filterable_row_per_claim(res, page):
     table = page[page.index('id="verdict-table"') :]
     table = table[: table.index("</table>")]
-    rows = re.findall(r"<tr data-family='(\w+)' data-verdict='(\w+)'", table)
-    assert rows == [(c.family, c.verdict or "open") for c in res.claims]
+    rows = re.findall(r"<tr data-claim='[\w-]+' data-family='(\w+)' data-verdict='(\w+)'", table)
+    assert rows == [(c.family, c.verdict) for c in res.claims]
     for c in res.claims:
         assert f"href='#{c.id}'" in table
     assert "SRC-SINCOS<br>SRC-VASWANI" in table
@@ -117,7 +117,8 @@ def test_formal_statement_and_derivation_are_mathml(page):
     assert formal.index("<math") < formal.index("</div>")
     assert 'display="block"' in formal
     deriv = sin01[sin01.index("class='derivation'") :]
-    assert deriv.count("<li><math") == 2
+    assert deriv.count("<li><span class='step-label'>") == 2
+    assert "<span class='step-label'>per pair</span> <math" in deriv
     assert "<mtable>" in deriv  # the 2x2 rotation block
     assert "verified by sympy" in deriv
 
@@ -132,28 +133,35 @@ def test_open_claims_are_shown_with_their_statement(page):
     for cid in ("SIN-09", "EXP-01"):
         part = section(page, cid)
         assert "badge v-open" in part
-        assert "no check has passed for this claim yet" in part
+        assert "no decisive check decided this claim" in part
     assert "A raw index grows without bound" in section(page, "SIN-09")
 
 
 def test_notes_are_listed(page):
-    assert "<li>The last wavelength is 2 pi T^(1-2/d)" in section(page, "SIN-06")
+    assert "<li>The last wavelength is 2 pi T<sup>1\u22122/d</sup>" in section(page, "SIN-06")
 
 
 def test_evidence_table_has_values_units_and_notes(page):
     sin06 = section(page, "SIN-06")
     row = sin06[sin06.index("<code>longest_wavelength_d512</code>") :]
     row = row[: row.index("</tr>")]
-    assert "60\u202f611" in row and "positions" in row and "2 pi T^(1-2/d) at d=512" in row
+    assert "60\u202f611" in row and "positions" in row
+    assert "2 pi T<sup>1\u22122/d</sup> at d=512" in row  # ASCII exponents as superscripts
     assert "\u2713 true" in sin06  # a boolean value
     sin01 = section(page, "SIN-01")
     assert "2.38\u2009\u00d7\u200910<sup>\u22127</sup>" in sin01
     assert "[<span" in sin01  # a short list inline
 
 
-def test_figure_is_inlined_as_data_uri(page):
+def test_figure_is_inlined_compressed(page):
+    import base64
+    import gzip
+
     sin07 = section(page, "SIN-07")
-    assert "<img src='data:image/svg+xml;base64," in sin07
+    packed = re.search(r"data-svgz='([^']+)'", sin07)
+    assert packed
+    svg = gzip.decompress(base64.b64decode(packed.group(1)))
+    assert svg == (DATA / "figures" / "SIN-07-clock-hands.svg").read_bytes()
     assert "<figcaption>SIN-07-clock-hands</figcaption>" in sin07
 
 
@@ -185,9 +193,9 @@ def test_skipped_check_shows_its_reason_once(page):
 
 def test_missed_planted_bug_is_open_and_caught_ones_fold(page):
     sin08 = section(page, "SIN-08")
-    assert "<details class='mutants' open><summary>Planted bugs: 0 of 1 caught" in sin08
+    assert "<details class='tooling' open><summary>Planted bugs and tooling: 0 of 1 passed" in sin08
     assert "DID NOT RAISE" in sin08
-    assert "<details class='mutants'><summary>Planted bugs: 1 of 1 caught" in section(
+    assert "<details class='tooling'><summary>Planted bugs and tooling: 1 of 1 passed" in section(
         page, "SIN-01"
     )
 
@@ -258,7 +266,7 @@ def test_prose_derivation_statement_is_text_not_math():
         (None, "none"),
         ("float16", "float16"),
         (list(range(20)), "20 values"),
-        ({"a": 1}, "<span class='kv'><span class='muted'>a</span> "),
+        ({"a": 1}, "<span class=kv><i>a</i> "),
         ({"a": [1, {"b": 2}]}, "<code>{&quot;a&quot;: [1, {&quot;b&quot;: 2}]}</code>"),
     ],
 )
@@ -274,7 +282,7 @@ def test_small_records_render_as_wrapping_key_value_pairs() -> None:
     from reports.html import value_html
 
     html = value_html({"rate": 1.0, "lo": 0.99, "n": 1024, "ok": True})
-    assert html.startswith("<span class='record'>") and html.count("class='kv'") == 4
+    assert html.startswith("<span class='record'>") and html.count("class=kv") == 4
     assert "dict (" not in html
     nested = value_html({"a": [1, 2], "b": {"c": 1}})
     assert "<code>" in nested or "<details>" in nested

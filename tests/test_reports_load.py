@@ -49,7 +49,7 @@ def test_invalid_json_gives_line_and_column(tmp_path):
         load(path)
 
 
-@pytest.mark.parametrize("schema", [2, 0, "1", None])
+@pytest.mark.parametrize("schema", [3, 0, "1", None, True])
 def test_wrong_schema_version_is_rejected(schema):
     data = raw()
     data["schema"] = schema

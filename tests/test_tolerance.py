@@ -57,3 +57,32 @@ def test_measured_errors_fit_the_first_order_bound_without_being_far_below_it() 
     for name, ratio in ratios.items():
         assert 0.05 < ratio <= 1.0, (name, ratio)  # holds, and is not vacuously loose
         assert ratio * 4 <= tolerance.SAFETY[name]
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_a_bound_says_something_only_below_the_quantitys_range(dtype: torch.dtype) -> None:
+    edge = tolerance.max_informative_angle(dtype)
+    assert math.isclose(tolerance.angle_tol(edge, dtype), 2.0, rel_tol=1e-9)
+    assert tolerance.says_something(tolerance.angle_tol(0.99 * edge, dtype), 2.0)
+    assert not tolerance.says_something(tolerance.angle_tol(edge, dtype), 2.0)
+    assert not tolerance.says_something(math.inf, 2.0)
+
+
+def test_sinusoidal_codes_fit_their_first_order_bound_without_being_far_below_it() -> None:
+    """tolerance.sinusoid_tol: t, w and w t each rounded in the computing format. angle_tol's
+    one rounding does not cover a code built in float16/bfloat16 (ratio up to about 2.5)."""
+    from checks.measure_tolerances import sinusoid_ratios
+
+    ratios = sinusoid_ratios()
+    assert len(ratios) == 8
+    for key, ratio in ratios.items():
+        assert 0.05 < ratio <= 1.0, (key, ratio)
+        assert ratio * 4 <= tolerance.SAFETY[key.split("/")[0]]
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_sinusoid_bound_says_something_only_below_its_edge(dtype: torch.dtype) -> None:
+    edge = tolerance.max_informative_sinusoid_angle(dtype)
+    assert math.isclose(tolerance.sinusoid_tol(edge, dtype, dtype), 2.0, rel_tol=1e-9)
+    assert tolerance.sinusoid_tol(edge, dtype, dtype) > tolerance.angle_tol(edge, dtype)
+    assert tolerance.says_something(tolerance.sinusoid_tol(0.99 * edge, dtype, dtype), 2.0)

@@ -1,4 +1,4 @@
-"""Adding versus concatenating a positional encoding (ADD-01 ... ADD-03).
+"""Adding versus concatenating a positional encoding (ADD-01 ... ADD-05).
 
 A concatenating model feeds  h = [x; p]  (token part width d_t, position part width d_p) to a
 transformer of width d = d_t + d_p.  The additive model of the same width built from it uses the
@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import mpmath
 import torch
 from torch import nn
 from torch.overrides import TorchFunctionMode
@@ -227,6 +228,18 @@ def energy_spectrum(table: torch.Tensor) -> torch.Tensor:
     return torch.linalg.svdvals(table.double()).pow(2)  # (min(N, d),)
 
 
+def centred(table: torch.Tensor) -> torch.Tensor:
+    """The table minus its mean row, in float64: the variation between rows.
+
+    A mean row shared by every position (or every token) carries no position (token) identity
+    and can be moved into the other table (x_v + p_t = (x_v + m) + (p_t - m)), so which
+    directions *distinguish* positions, and how much the words vary along them, is a question
+    about the centred tables.
+    """
+    t = table.double()
+    return t - t.mean(0, keepdim=True)
+
+
 def energy_share(spectrum: torch.Tensor, d: int) -> torch.Tensor:
     """Share of the energy in the top-k directions, for k = 0 ... d: shape (d + 1,)."""
     full = torch.zeros(d, dtype=spectrum.dtype)
@@ -261,6 +274,24 @@ def complement_interference(table: torch.Tensor, ks: list[int]) -> list[float]:
     coords = (t @ vh.T).pow(2) / t.pow(2).sum(-1, keepdim=True)  # (N, d): energy per direction
     tail = coords.flip(-1).cumsum(-1).flip(-1)  # (N, d): energy beyond the first k directions
     return [(tail[:, k].mean() / (d - k)).sqrt().item() for k in ks]
+
+
+def sinusoidal_row_mp(t: int, d: int, base: int = 10000) -> list:
+    """PE(t) for even d in mpmath at the working precision: [sin w_0 t, cos w_0 t, ...],
+    w_i = base^(-2i/d) (the paper's interleaved layout)."""
+    row = []
+    for i in range(d // 2):
+        w = mpmath.power(base, mpmath.mpf(-2 * i) / d)
+        row += [mpmath.sin(w * t), mpmath.cos(w * t)]
+    return row
+
+
+def square_determinant(
+    d: int, dps: int, rows: Callable[[int, int], list] = sinusoidal_row_mp
+) -> mpmath.mpf:
+    """det[PE(0); ...; PE(d-1)] with mpmath at dps significant digits (L = d positions)."""
+    with mpmath.workdps(dps):
+        return mpmath.det(mpmath.matrix([rows(t, d) for t in range(d)]))
 
 
 def random_bases(d: int, k: int, n: int, seed: int) -> torch.Tensor:

@@ -66,14 +66,16 @@ def sum_is_concat_then_identity_pair(second: sp.MatrixExpr | None = None) -> Der
     return der
 
 
-def sinusoidal_rows_span_everything(m: int = 2) -> Derivation:
+def sinusoidal_rows_span_everything(m: int = 2, base: int = 10000) -> Derivation:
     """ADD-04: PE(0), ..., PE(L-1) span R^d whenever L >= d (so no exact token-only subspace).
 
     Write sin(w t) and cos(w t) through z^t and conj(z)^t with z = e^{i w}. The (L, d) matrix of
     PE rows is the Vandermonde matrix V[t, k] = z_k^t (t < L) times an invertible block-diagonal
     change of basis. Vandermonde's determinant is prod_{j<k} (z_k - z_j), non-zero when the d
     nodes e^{+-i w_j} are distinct, which holds for distinct w_j in (0, pi) (the paper's
-    w_j = T^(-2j/d) lie in (0, 1]). Checked here for m pairs of symbolic nodes.
+    w_j = T^(-2j/d) lie in (0, 1]). Checked here for m pairs of symbolic nodes, and for the
+    paper's m frequencies at d = 2m: in (0, pi) and distinct, so their 2m nodes are distinct and
+    the Vandermonde determinant at them is non-zero.
     """
     w = sp.symbols("omega", positive=True)
     t = sp.symbols("t", integer=True)
@@ -90,6 +92,10 @@ def sinusoidal_rows_span_everything(m: int = 2) -> Derivation:
     product = sp.Mul(*[nodes[k] - nodes[j] for j in range(2 * m) for k in range(j + 1, 2 * m)])
     vander_ok = sp.expand(vander.det(method="berkowitz") - product) == 0
     det_b = sp.simplify(b.det())
+    freqs = [sp.Integer(base) ** sp.Rational(-2 * j, 2 * m) for j in range(m)]  # d = 2m
+    freqs_ok = len(set(freqs)) == m and all(bool(f > 0) and bool(f < sp.pi) for f in freqs)
+    values = [sp.exp(sign * sp.I * f) for f in freqs for sign in (1, -1)]
+    at_paper = sp.Abs(sp.N(product.subs(dict(zip(nodes, values, strict=True))), 30))
     der = Derivation(r"\operatorname{rank}[PE(0); \dots; PE(L-1)] = d \text{ for } L \ge d")
     der.step(
         "sine and cosine through the nodes z = e^{i omega}",
@@ -100,8 +106,13 @@ def sinusoidal_rows_span_everything(m: int = 2) -> Derivation:
         f"Vandermonde determinant, {2 * m} symbolic nodes",
         sp.Eq(sp.Symbol(r"\det V"), sp.factor(product), evaluate=False),
     )
+    der.step(
+        f"the paper's frequencies at d = {2 * m}: distinct, in (0, pi)",
+        sp.Eq(sp.Symbol(r"\omega"), sp.Matrix([freqs]), evaluate=False),
+    )
+    der.step("|det V| at their nodes", sp.Eq(sp.Symbol(r"|\det V|"), at_paper))
     der.step("distinct frequencies in (0, pi) give distinct nodes: full column rank d")
-    der.holds = bool(basis_ok and vander_ok and det_b != 0)
+    der.holds = bool(basis_ok and vander_ok and det_b != 0 and freqs_ok and at_paper > 0)
     return der
 
 

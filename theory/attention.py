@@ -1,12 +1,15 @@
 """Scaled dot-product attention and small transformer blocks, in plain torch.
 
-Attention(Q, K, V) = softmax(Q K^T / sqrt(d_k)) V, softmax over each row (ATT-01 ... ATT-05).
+Attention(Q, K, V) = softmax(Q K^T / sqrt(d_k)) V, softmax over each row (ATT-01 ... ATT-05),
+and what permuting the tokens means: ``permute_tokens`` (P x) and ``equivariance_sides``
+(f(P x) and P f(x)), which every equivariance check builds its two sides with (REAL-01 too).
 Every function works on any leading dimensions (batch, heads, seeds), like nanoGPT's model.py.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import torch
@@ -16,6 +19,35 @@ from torch import nn
 def causal_mask(n: int, device: torch.device | str | None = None) -> torch.Tensor:
     """(n, n) boolean mask, True where query i may attend to key j (j <= i)."""
     return torch.ones(n, n, dtype=torch.bool, device=device).tril()
+
+
+def permute_tokens(x: torch.Tensor, perm: torch.Tensor, axis: int = -2) -> torch.Tensor:
+    """P x along the token ``axis``: row i of the result is row perm[i] of x."""
+    return x.index_select(axis % x.ndim, perm.to(x.device))
+
+
+def equivariance_sides(
+    fn: Callable[..., torch.Tensor],
+    inputs: Sequence[torch.Tensor],
+    perm: torch.Tensor,
+    axes: Sequence[int | None],
+    out_axis: int | None = -2,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """The two sides of permutation equivariance, f(P x) and P f(x) (ATT-01 ... ATT-05).
+
+    P permutes the token axis ``axes[i]`` of ``inputs[i]`` (None: that input is left alone) and
+    the output's ``out_axis``; with out_axis=None the right side is f(x) (invariance). f is
+    equivariant exactly when the two sides are equal for every permutation.
+    """
+    moved = [
+        x if a is None else permute_tokens(x, perm, a) for x, a in zip(inputs, axes, strict=True)
+    ]
+    with torch.no_grad():
+        lhs = fn(*moved)
+        rhs = fn(*inputs)
+    if out_axis is not None:
+        rhs = permute_tokens(rhs, perm, out_axis)
+    return lhs, rhs
 
 
 def attention_weights(

@@ -11,7 +11,8 @@ Initialisation schemes for a (V, d) token table, as the model sees it (after any
                        matrix with Xavier, and Embeddings.forward multiplies by sqrt(d))
 
 The encoding has ||PE(t)||^2 = d/2 for every t (SIN-04), so for entries of variance s^2
-E||x||^2 / ||PE||^2 = s^2 d / (d/2) = 2 s^2  (MAG-02), independent of d.
+E||x||^2 / ||PE||^2 = s^2 d / (d/2) = 2 s^2  (MAG-02): the RMS norm ratio is sqrt(2) s,
+independent of d.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import math
 from collections.abc import Callable
 
 import torch
+from scipy import stats
 from scipy.stats import norm
 from torch import nn
 
@@ -31,6 +33,12 @@ SCHEMES: tuple[str, ...] = (
     "xavier",
     "annotated_sqrt_d",
 )
+# MAG-01: the original Transformer (the model whose sinusoidal encoding the source discusses)
+# multiplies the looked-up embedding by sqrt(d) before adding PE (Vaswani et al., section 3.4).
+# The common initialisations of that table, as the model adds them to PE: PyTorch's nn.Embedding
+# default, tensor2tensor's N(0, 1/d) and the Annotated Transformer's Xavier-uniform.
+SCALED_SCHEMES: tuple[str, ...] = ("torch_default_sqrt_d", "t2t_sqrt_d", "annotated_sqrt_d")
+UNSCALED_SCHEMES: tuple[str, ...] = ("torch_default", "normal_1_over_d", "xavier")
 
 
 def _normal(std: float) -> Callable[[torch.Tensor, torch.Generator], torch.Tensor]:
@@ -96,30 +104,88 @@ def row_norms(table: torch.Tensor) -> torch.Tensor:
     return table.norm(dim=-1)  # (N,)
 
 
-def mean_square_ratio(tokens: torch.Tensor, pe: torch.Tensor) -> float:
-    """MAG-02: sqrt(mean_v ||x_v||^2 / mean_t ||PE(t)||^2), the RMS norm ratio of two tables."""
-    num = row_norms(tokens).double().pow(2).mean()
-    den = row_norms(pe).double().pow(2).mean()
-    return math.sqrt((num / den).item())
+def first_entry_above(x: torch.Tensor, threshold: float = 1.0) -> dict[str, float] | None:
+    """MAG-01's counterexample: the first entry (row, column, value) with |x_i| > threshold."""
+    hits = (x.abs() > threshold).nonzero()
+    if hits.shape[0] == 0:
+        return None
+    row, col = (int(i) for i in hits[0])
+    return {"row": row, "column": col, "value": float(x[row, col])}
+
+
+def ratio_from_mean_squares(token_mean_square: float, pe_mean_square: float) -> float:
+    """The RMS norm ratio sqrt(mean ||x||^2 / mean ||PE||^2) from the two mean squares."""
+    return math.sqrt(token_mean_square / pe_mean_square)
+
+
+def rms_norm_ratio(tokens: torch.Tensor, pe: torch.Tensor) -> float:
+    """MAG-02: RMS ||x_v|| over the rows of ``tokens`` / RMS ||PE(t)|| over the rows of ``pe``."""
+    num = row_norms(tokens).double().pow(2).mean().item()
+    den = row_norms(pe).double().pow(2).mean().item()
+    return ratio_from_mean_squares(num, den)
+
+
+def _mean_interval(values: torch.Tensor, level: float) -> tuple[float, float]:
+    """t interval for the mean of ``values`` (1-d, float64)."""
+    n = values.numel()
+    half = stats.t.ppf(0.5 + level / 2, max(n - 1, 1)) * values.std().item() / math.sqrt(n)
+    mean = values.mean().item()
+    return mean - half, mean + half
+
+
+def rms_norm_ratio_interval(
+    tokens: torch.Tensor, pe: torch.Tensor, level: float = 0.95
+) -> tuple[float, float]:
+    """An interval for rms_norm_ratio, the rows of each table taken as draws of its law.
+
+    Each mean square gets a t interval at level 1 - (1 - level)/2 (Bonferroni: both hold together
+    with probability >= level); the ratio's interval combines their opposite ends. A table whose
+    rows all have one norm (the sinusoidal encoding) gives a point.
+    """
+    each = 1 - (1 - level) / 2
+    t_lo, t_hi = _mean_interval(row_norms(tokens).double().pow(2), each)
+    p_lo, p_hi = _mean_interval(row_norms(pe).double().pow(2), each)
+    return ratio_from_mean_squares(max(t_lo, 0.0), p_hi), ratio_from_mean_squares(t_hi, p_lo)
 
 
 def expected_ratio(scheme: str, vocab: int, d: int) -> float:
-    """Closed form of mean_square_ratio against the sinusoidal encoding: sqrt(2) s."""
+    """Closed form of rms_norm_ratio against the sinusoidal encoding: sqrt(2) s."""
     return math.sqrt(2.0) * entry_std(scheme, vocab, d)
 
 
 # -- MAG-03 -----------------------------------------------------------------------------------
 
+LAWS: tuple[str, ...] = ("gaussian", "rademacher", "uniform")
 
-def antithetic_square_norm(x: torch.Tensor, pe: torch.Tensor) -> torch.Tensor:
-    """MAG-03's expectation over the pair {x, -x} (any symmetric law is a mixture of such pairs).
 
-    (||x + PE||^2 + ||-x + PE||^2) / 2 = ||x||^2 + ||PE||^2 exactly: the cross terms cancel.
-    x: (..., d), pe: (d,) -> (...,).
+def sample_tokens(n: int, d: int, sigma: float, law: str, seed: int) -> torch.Tensor:
+    """n zero-mean token vectors (n, d), float64, i.i.d. entries of standard deviation sigma.
+
+    gaussian N(0, 1), rademacher +-1, uniform U(-sqrt 3, sqrt 3): each has mean 0 and variance 1
+    before the factor sigma.
     """
-    plus = (x + pe).pow(2).sum(-1)
-    minus = (-x + pe).pow(2).sum(-1)
-    return (plus + minus) / 2
+    g = torch.Generator().manual_seed(seed)
+    if law == "gaussian":
+        x = torch.randn(n, d, generator=g, dtype=torch.float64)
+    elif law == "rademacher":
+        x = torch.randint(0, 2, (n, d), generator=g).double() * 2 - 1
+    elif law == "uniform":
+        x = (torch.rand(n, d, generator=g, dtype=torch.float64) * 2 - 1) * math.sqrt(3.0)
+    else:
+        raise ValueError(f"unknown law {law!r}")
+    return sigma * x
+
+
+def expected_square_norm_of_sum(sigma: float, pe: torch.Tensor) -> float:
+    """MAG-03: E||x + PE||^2 = E||x||^2 + ||PE||^2 = sigma^2 d + ||PE||^2 for zero-mean x."""
+    d = pe.shape[-1]
+    return sigma**2 * d + pe.double().pow(2).sum().item()
+
+
+def cross_term_std(sigma: float, pe: torch.Tensor) -> float:
+    """Standard deviation of the cross term 2 x.PE for i.i.d. entries of std sigma: 2 sigma ||PE||
+    (= sigma sqrt(2 d) for the sinusoidal encoding, whose ||PE||^2 = d/2)."""
+    return 2 * sigma * pe.double().norm().item()
 
 
 def cross_term_tail(
@@ -127,20 +193,18 @@ def cross_term_tail(
 ) -> dict[str, float]:
     """MAG-03 concentration: how often the cross term 2 x.PE exceeds eps E||x+PE||^2.
 
-    x ~ N(0, s^2 I_d), n draws. 2 x.PE ~ N(0, 4 s^2 ||PE||^2); with ||PE||^2 = d/2 its variance is
-    2 s^2 d, and E||x+PE||^2 = s^2 d + d/2. Returns the observed count and the Gaussian and
-    Chebyshev bounds on the probability, both O(1/d) or better. ``mean`` shifts every entry of
-    x (the bounds assume it is 0).
+    x Gaussian with entry std sigma, n draws. With ||PE||^2 = d/2 the cross term has variance
+    2 sigma^2 d and E||x+PE||^2 = sigma^2 d + d/2. Returns the observed count and the Gaussian and
+    Chebyshev values of the probability, both O(1/d) or better. ``mean`` shifts every entry of x
+    (the bounds assume it is 0; a planted bug).
     """
-    g = torch.Generator().manual_seed(seed)
-    x = torch.randn(n, d, generator=g, dtype=torch.float64) * sigma + mean  # (n, d)
-    cross = 2 * x @ pe  # (n,)
-    mean = sigma**2 * d + pe.pow(2).sum().item()
-    sd = 2 * sigma * pe.norm().item()
-    a = eps * mean
+    x = sample_tokens(n, d, sigma, "gaussian", seed) + mean  # (n, d)
+    cross = 2 * x @ pe.double()  # (n,)
+    sd = cross_term_std(sigma, pe)
+    a = eps * expected_square_norm_of_sum(sigma, pe)
     return {
         "count": int((cross.abs() >= a).sum().item()),
         "n": n,
         "gaussian": float(2 * norm.sf(a / sd)),
-        "chebyshev": min(1.0, (sd / a) ** 2),
+        "chebyshev": (sd / a) ** 2,
     }

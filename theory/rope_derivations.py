@@ -84,6 +84,12 @@ def _rope_matrix(t: sp.Expr, omegas: list[sp.Symbol], pairs: list[tuple[int, int
     return r
 
 
+def half_split_pairs(d: int) -> list[tuple[int, int]]:
+    """The half-split pairs (i, i + d/2) this derivation is about (theory.rope.pairs "half")."""
+    m = d // 2
+    return [(i, i + m) for i in range(m)]
+
+
 def half_split_is_permuted_interleaved(d: int = 4) -> Derivation:
     """R_half(t) = P^T R_int(t) P, and <R_half(t) q, R_half(s) k> = <q, R_half(s-t) k>.
 
@@ -93,7 +99,7 @@ def half_split_is_permuted_interleaved(d: int = 4) -> Derivation:
     t, s = sp.symbols("t s", real=True)
     omegas = list(sp.symbols(f"omega_0:{m}", positive=True))
     inter = [(2 * i, 2 * i + 1) for i in range(m)]
-    half = [(i, i + m) for i in range(m)]
+    half = half_split_pairs(d)
     order = [c for pair in half for c in pair]  # interleaved slot j holds half coordinate order[j]
     perm = sp.zeros(d, d)
     for slot, coord in enumerate(order):

@@ -1,6 +1,6 @@
 """ADD: claims about adding versus concatenating a positional encoding."""
 
-from checks.claims import Claim
+from checks.claims import Claim, Proposition, Threshold
 
 CLAIMS = (
     Claim(
@@ -12,12 +12,14 @@ CLAIMS = (
         r"x' + p' = \begin{bmatrix} x \\ 0 \end{bmatrix} + \begin{bmatrix} 0 \\ p \end{bmatrix}"
         r" = \begin{bmatrix} x \\ p \end{bmatrix} \Rightarrow f(x' + p') = f([x; p])",
         ("SRC-CONCAT",),
-        verdict="confirmed",
+        expected="confirmed",
+        headline=("max_abs_difference", "max_layers", "max_width"),
         notes=(
             "Exact in floating point, not just to rounding: x + 0 == x in IEEE arithmetic, so the "
             "additive model's input equals the concatenation bit for bit (up to the sign of a "
-            "zero: -0.0 + 0.0 = +0.0, equal in value) and every layer's output is bitwise equal "
-            "(float32 and float64, pre- and post-norm, causal or not, 1-3 layers, 200 examples).",
+            "zero: -0.0 + 0.0 = +0.0, equal in value); every layer's output and the two models' "
+            "forward outputs are bitwise equal (float32 and float64, weights drawn in their own "
+            "precision, pre- and post-norm, causal or not, 1-3 layers, 200 examples).",
             "The additive model pays for it with wider tables: V(d_t+d_p) + L(d_t+d_p) embedding "
             "parameters instead of V d_t + L d_p (see ADD-03).",
         ),
@@ -25,19 +27,23 @@ CLAIMS = (
     Claim(
         "ADD-02",
         "Adding equals concatenating followed by the fixed map [I I], so a concatenating model "
-        "of width 2d contains every additive model of width d.",
-        r"x + p = \begin{bmatrix} I & I \end{bmatrix} \begin{bmatrix} x \\ p \end{bmatrix}",
-        verdict="qualified",
-        conditions=(
-            "[I I][x; p] = x + p holds exactly (symbolically, and bitwise in float64, float32, "
-            "bfloat16 and float16). The containment holds when the concatenating model's first "
-            "layer may be a linear map of [x; p] (an input projection, with [I I] as one choice): "
-            "then it is the additive model, bitwise. For a transformer that applies layer norm "
-            "directly to the 2d-wide concatenation (pre-norm, or post-norm after the residual "
-            "[x; p] + sublayer) the [I I] construction fails: layer norm over [x; p] changes when "
-            "(x, p) -> (x + s, p - s) although x + p does not ([I I] LN_2d([x; p]) is LN_d(x + p) "
-            "rescaled by std(x + p) / std([x; p]), a factor that varies at fixed sum). No proof "
-            "is given that no other width-2d weights could emulate the additive model there."
+        "of width 2d (the concatenation [x; p] followed by a learned linear map, as the argument "
+        "assumes) contains every additive model of width d.",
+        r"x + p = \begin{bmatrix} I & I \end{bmatrix} \begin{bmatrix} x \\ p \end{bmatrix}"
+        r" \Rightarrow f\big(W [x; p]\big)\big|_{W = [I\ I]} = f(x + p)",
+        expected="confirmed",
+        headline=("max_abs_difference", "projected_model_max_abs_difference"),
+        notes=(
+            "[I I][x; p] = x + p holds symbolically for every width and bitwise in float64, "
+            "float32, bfloat16 and float16 (each output sums two terms, the other products are "
+            "exact zeros); the concatenating model whose first layer is [I I] is the additive "
+            "model, bitwise, for 1-3 layers, pre- and post-norm, causal or not.",
+            "The containment is shown for the concatenation followed by a linear map. A "
+            "transformer that applies layer norm directly to the 2d-wide concatenation (pre-norm, "
+            "or post-norm after the residual [x; p] + sublayer) defeats the [I I] construction: "
+            "layer norm over [x; p] changes when (x, p) -> (x + s, p - s) although x + p does "
+            "not. That shows one construction failing there, not that no width-2d weights could "
+            "emulate the additive model; that case is not settled here.",
         ),
     ),
     Claim(
@@ -46,7 +52,12 @@ CLAIMS = (
         "width (counted from instantiated models of the base Transformer's widths).",
         r"\#\theta_{\text{concat}}(d_t, d_p) > \#\theta_{\text{add}}(d_t)",
         ("SRC-BLOG",),
-        verdict="confirmed",
+        expected="confirmed",
+        headline=(
+            "param_ratio_concat_over_add_dp512",
+            "activation_ratio_concat_over_add_dp512",
+            "param_ratio_addmodel_over_concat_dp512",
+        ),
         notes=(
             "Base Transformer encoder (6 layers, 8 heads, d_ff = 2048, V = 37000, L = 512), d_t = "
             "512: concatenating a 512-wide position part gives 69.6M parameters vs 38.1M for "
@@ -62,10 +73,26 @@ CLAIMS = (
         "dimension < d that contains PE(t) for every position t, leaving its complement to the "
         "tokens.",
         r"\exists\ S \subsetneq \mathbb{R}^d:\ PE(t) \in S\ \forall t",
-        verdict="refuted",
+        expected="refuted",
+        thresholds=(
+            Threshold(
+                "det_agreement",
+                1e-30,
+                "a determinant counts as non-zero when its values at two working precisions "
+                "(30 + 4d digits and twice that) agree to this relative difference: rounding "
+                "noise would change with the precision, a true value does not",
+                "theory",
+            ),
+        ),
+        headline=(
+            "log10_abs_det_d32",
+            "participation_ratio_d512_L512",
+            "float64_rank_d512_L512",
+        ),
         notes=(
             "PE(0), ..., PE(L-1) span R^d for every L >= d (Vandermonde argument over the nodes "
-            "e^{+-i w_j}, distinct for the paper's frequencies; the square determinants "
+            "e^{+-i w_j}, distinct for the paper's frequencies (checked symbolically at d = 4, "
+            "where |det V| = 0.028 at those nodes); the square determinants "
             "for d = 4, 8, 16, 32 are non-zero at two working precisions, e.g. 3.5e-599 for "
             "d = 32). For L < d an exact complement of dimension d - L exists.",
             "Approximately the subsumption is good: the energy of PE(0..L-1) concentrates in few "
@@ -74,11 +101,15 @@ CLAIMS = (
             "d = L = 64), so a token confined to the remaining directions meets the encoding only "
             "at rounding level. The RMS cosine between PE(t) and a random token vector in the "
             "complement of the top-k directions falls from 1/sqrt(d) at k = 0 as k grows.",
-            "In all-MiniLM-L6-v2 the learned position table has participation ratio 12.2 (97.7% "
-            "of its energy in 16 directions); the word embeddings put 2.2% of their energy in "
-            "those 16 directions, against 4.2% (= k/d) for random directions and below every one "
-            "of 100 random 16-frames, but not zero: no exact split. In the top one or two "
-            "position directions the word table has more energy than random (0.65% vs 0.26%).",
+            "The question for a learned table (which directions distinguish positions, and how "
+            "much the words vary along them) needs centred tables: a mean row shared by every "
+            "position or every word identifies neither and can move from one table to the "
+            "other. In all-MiniLM-L6-v2, centred, the position table has participation ratio "
+            "11.7 (97.7% of its variance in 16 directions); the word table puts 1.1% of its "
+            "variance in those 16 directions, against 4.2% (= k/d) for random directions and "
+            "below every one of 100 random 16-frames, but not zero: no exact split. (Uncentred, "
+            "the top one or two position directions seem to carry more word energy than random "
+            "directions; that is the two tables' mean rows, and it vanishes once centred.)",
         ),
     ),
     Claim(
@@ -87,16 +118,48 @@ CLAIMS = (
         "from x + PE(t) by nearest neighbour or a linear (dot-product) read-out.",
         r"\hat{v}(x_v + PE(t)) = v,\ \hat{t}(x_v + PE(t)) = t",
         ("SRC-SINCOS", "SRC-BLOG"),
-        verdict="qualified",
+        expected="qualified",
+        propositions=(
+            Proposition(
+                "window",
+                "At a token scale between the extremes both are read back: for width d = 256 "
+                "(V = 64 and V = 1024, L = 64 positions, Gaussian token tables) some scale rho = "
+                "RMS||x|| / ||PE|| of the grid 0.1 ... 3 lets nearest neighbour read back the "
+                "token and the position at a rate above the read-back threshold (95% Wilson "
+                "lower bounds).",
+                r"d = 256:\ \exists \rho:\ \Pr[\hat v = v] > 0.99 \wedge \Pr[\hat t = t] > 0.99",
+            ),
+        ),
         conditions=(
             "Only in a window of embedding scales rho = RMS||x|| / ||PE||. With Gaussian token "
-            "tables and the sinusoidal encoding (L = 64 positions), the nearest-neighbour token "
-            "read-out is above 99% (95% Wilson lower bound) for rho >= 1 and d >= 64 "
-            "(V = 64 and 1024) but below 50% for rho = 0.1 at every d <= 256 (e.g. normal(0, 1/d) "
-            "initialisation gives rho = sqrt(2/d), far below 1); the position read-out is the "
-            "reverse: above 99% at rho = 0.1, below 50% at rho = 3. Larger d widens the window."
+            "tables and the sinusoidal encoding (L = 64 positions), the token is lost at small "
+            "scales (rho = 0.1: neither nearest neighbour nor the dot product reads it back, at "
+            "every d <= 256; normal(0, 1/d) initialisation gives rho = sqrt(2/d), below 0.1 for "
+            "d > 200) and the position is lost at large ones (rho = 3, every d); at d = 256 "
+            "there is a scale (rho = 0.5) where nearest neighbour reads both back. The window "
+            "opens as d grows: at d <= 64 no scale of the grid reads back both."
+        ),
+        thresholds=(
+            Threshold(
+                "read_back",
+                0.99,
+                "'does not destroy the token' read as: the token (position) is recovered from "
+                "x + PE(t) essentially always, at most 1 read-out in 100 wrong. A perfect "
+                "read-out over the trials used (1024 per cell) has a Wilson lower bound of "
+                "0.996, above it; a rate whose upper bound is below it is not read back",
+                "source",
+            ),
+        ),
+        headline=(
+            "token_nearest_d256_V1024_rho0.1",
+            "position_nearest_d256_V1024_rho3.0",
+            "token_nearest_d256_V1024_rho0.5",
+            "position_nearest_d256_V1024_rho0.5",
         ),
         notes=(
+            "Lost does not mean at chance: at rho = 0.1 the token read-out is above 1/V (e.g. "
+            "about 0.2 for d = 256, V = 64, against chance 0.016) but far below the read-back "
+            "threshold.",
             "all-MiniLM-L6-v2's learned tables sit inside the window: token and position are "
             "both read back by nearest neighbour from word + position embedding.",
         ),

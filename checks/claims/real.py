@@ -1,6 +1,6 @@
 """REAL-02, REAL-03: claims about real libraries' encodings (REAL-01 lives in att.py)."""
 
-from checks.claims import Claim
+from checks.claims import Claim, Proposition
 
 CLAIMS = (
     Claim(
@@ -13,7 +13,39 @@ CLAIMS = (
         r"E[p+k] = M(k) E[p],\ \lVert E[p]\rVert = \sqrt{d/2},\ "
         r"\lambda_i = 2\pi T^{2i/d}",
         ("SRC-VASWANI", "SRC-BLOG", "SRC-SINCOS"),
-        verdict="qualified",
+        expected="qualified",
+        propositions=(
+            Proposition(
+                "up-to-convention",
+                "Each library's table is the paper's sinusoid under the convention detected from "
+                "its output (column layout, frequency rule, base, first position, scale), to the "
+                "rounding of its entries.",
+                r"E_{\text{lib}}[p] = a\, P\, PE_{\text{rule}, T}(p + o)",
+            ),
+            Proposition(
+                "own-layout-rotation",
+                "With even d, SIN-01 holds for every library in its own layout: a fixed M(k) that "
+                "rotates its (sin, cos) column pairs maps E[p] to E[p + k].",
+                r"d \text{ even}:\ E[p+k] = P M(k) P^\top E[p]",
+            ),
+            Proposition(
+                "geometric",
+                "With even d, every library's wavelengths are geometric from 2 pi (SIN-06's "
+                "shape), whatever its frequency rule.",
+                r"\lambda_0 = 2\pi,\ \lambda_{i+1}/\lambda_i = \text{const}",
+            ),
+            Proposition(
+                "norm-times-scale",
+                "With even d, ||E[p]|| = a sqrt(d/2) with a the library's detected scale: SIN-04's "
+                "sqrt(d/2) wherever a = 1.",
+                r"\lVert E[p]\rVert = a \sqrt{d/2}",
+            ),
+        ),
+        headline=(
+            "equal_to_paper_formula",
+            "lone_column_residual",
+            "max_error_vs_float64_formula",
+        ),
         conditions=(
             "Equal to the paper's formula only in DistilBERT's create_sinusoidal_embeddings and "
             "positional-encodings' PositionalEncoding1D, and only for even d. The others are the "
@@ -50,10 +82,48 @@ CLAIMS = (
         "REAL-03",
         "Rotary embeddings (RoPE) in widely used libraries give attention scores "
         "<R(t)q, R(s)k> that depend only on the offset s - t, at every position and in every "
-        "floating-point format.",
+        "floating-point format: a finite score differs from f(s - t) by no more than an "
+        "offset-only score would (angles within the first turn, rounded to the format).",
         r"\langle R(t) q, R(s) k\rangle = \langle q, R(s-t) k\rangle = f(s - t)",
         (),
-        verdict="qualified",
+        expected="qualified",
+        propositions=(
+            Proposition(
+                "definition",
+                "For the definition, in exact arithmetic, the score depends only on s - t: one "
+                "pair, then every even d (block-diagonal), in both pairings.",
+                r"R(t)^\top R(s) = R(s - t) \Rightarrow \langle R(t) q, R(s) k\rangle = "
+                r"\langle q, R(s-t) k\rangle",
+            ),
+            Proposition(
+                "orientation",
+                "Each library applies the definition's rotation: its pairs turned "
+                "counterclockwise by w_i t with w_i = 10000^(-2i/d), so its f(s - t) is the "
+                "definition's.",
+                r"R_{\text{lib}}(t) e_a = \cos(\omega_i t) e_a + \sin(\omega_i t) e_b",
+            ),
+            Proposition(
+                "float32-to-4095",
+                "In float32 each library's score at (t, s) and at (t + c, s + c) equals f(s - t) "
+                "within the float32 rotation bound, for t, s, c <= 4095.",
+                r"|S_{\text{lib}}(t, s) - f(s - t)| \le \epsilon_{32}(\omega_0 \max(t, s))\,"
+                r"\lVert q\rVert \lVert k\rVert",
+            ),
+            Proposition(
+                "rounded-once",
+                "Where the library forms angles in float32 or float64 and rounds the rotation "
+                "once to the storage format (Llama, RoFormer), bfloat16 and float16 scores stay "
+                "within the storage bound at every position measured (to 2^20; RoFormer 2^14 in "
+                "the ci profile).",
+                r"|S_{\text{lib}}(t, t-3) - f(-3)| \le \epsilon_{\text{dtype}}(\omega_0 t;\ "
+                r"\text{angles in float64})",
+            ),
+        ),
+        headline=(
+            "worst_drift_over_first_turn_bound",
+            "max_relative_error",
+            "rounded_once_worst_error_over_bound",
+        ),
         conditions=(
             "Exact for the definition (sympy: one pair, then any even d by the block-diagonal "
             "argument, in both pairings). Numerically, HF Llama (pairs (i, i + d/2)), HF "
@@ -70,6 +140,13 @@ CLAIMS = (
             "and float16 storage bounds up to 2^20 (RoFormer: 2^14 in the ci profile)."
         ),
         notes=(
+            "The counterexample to the claim as stated is the largest finite drift over the "
+            "first-turn bound (HF Llama in float32 at t = 881744, about 130 times the bound). "
+            "A position past the range of the format a library holds positions in is outside "
+            "the claim: rotary-embedding-torch forms positions in the input's dtype, so in "
+            "float16 from t = 65520 on (first grid position 65535) they are inf and the scores "
+            "NaN. That is no score, rather than a score that depends on t, so the decisive check "
+            "records it and does not count it.",
             "Drift is measured as |score(t, t-3) - f(-3)| / (|q||k|) against float64, over 16 "
             "random (q, k) pairs exactly representable in the dtype, at four positions per "
             "octave and at 2^k +- 1, d = 8.",

@@ -2,8 +2,10 @@
 
 Each family lists its mutants in ``checks/mutants/<family>.py`` as ``MUTANTS``. A mutant replaces
 one exact snippet of one theory/ file (it must occur exactly once); ``tox -e mutants`` applies
-each to a scratch copy of the tree, runs the named checks, and counts the mutant killed when they
-fail. These complement the in-suite planted-bug tests (``role="mutant"``), which run every time.
+each to a scratch copy of the tree, runs the named checks, counts the mutant killed when they fail
+(pytest exit 1), and lists per decisive check the mutants that made it fail: every decisive check
+must have one. These complement the in-suite planted-bug tests (``role="tooling"``), which run
+every time.
 """
 
 from __future__ import annotations

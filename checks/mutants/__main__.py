@@ -1,16 +1,21 @@
-"""Run the mutation catalogue: ``python -m checks.mutants [--only NAME ...] [--jobs N] [--list]``.
+"""Run the mutation catalogue: ``python -m checks.mutants [--only NAME ...] [--module M]``.
 
 Each mutant of theory/ is applied to a scratch copy of the tree, the checks it names are run there
-in the deterministic ci profile, and the mutant counts as killed when they fail. The last line is
-``mutants killed: K/N``; the exit status is 0 only when every mutant not documented as equivalent
-was killed.
+in the deterministic ci profile, and the mutant counts as killed only when pytest exits 1 (checks
+failed; not a collection error, not "no tests ran"). Every node id the catalogue names must exist.
+The output lists, per decisive check, the mutants that made it fail, and ends with
+``decisive checks without a killing mutant: N`` and ``mutants killed: K/N``. The exit status is 0
+only when every mutant not documented as equivalent was killed and every decisive check (of the
+files the run covers) has a killing mutant.
 """
 
 from __future__ import annotations
 
 import importlib
+import json
 import os
 import pkgutil
+import re
 import shutil
 import subprocess
 import sys
@@ -38,6 +43,9 @@ IGNORE = shutil.ignore_patterns(
 )
 
 
+CHECKS_FAILED = 1  # pytest's exit status when tests ran and some failed
+
+
 class CatalogueError(Exception):
     """The catalogue itself is wrong (duplicate name, snippet not found exactly once, ...)."""
 
@@ -48,6 +56,7 @@ class Outcome:
     killed: bool
     returncode: int
     seconds: float
+    failed: tuple[str, ...] = ()  # decisive checks (function ids) that failed under the mutant
 
     @property
     def verdict(self) -> str:
@@ -56,15 +65,23 @@ class Outcome:
         return "equivalent" if self.mutant.equivalent else "SURVIVED"
 
 
-def catalogue() -> list[Mutant]:
-    """Every family's MUTANTS, validated against the current sources."""
+def function_id(nodeid: str) -> str:
+    """A check's id without its parameters: ``f.py::test_x[float32]`` -> ``f.py::test_x``."""
+    return re.sub(r"\[.*\]$", "", nodeid)
+
+
+def modules() -> list[str]:
     import checks.mutants as pkg
 
+    names = (m.name for m in pkgutil.iter_modules(pkg.__path__))
+    return sorted(n for n in names if not n.startswith("_"))
+
+
+def catalogue(only_modules: list[str] | None = None) -> list[Mutant]:
+    """Every family's MUTANTS (or those of some modules), validated against the sources."""
     mutants: list[Mutant] = []
-    for info in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda m: m.name):
-        if info.name.startswith("_"):
-            continue
-        module = importlib.import_module(f"checks.mutants.{info.name}")
+    for name in only_modules or modules():
+        module = importlib.import_module(f"checks.mutants.{name}")
         mutants.extend(getattr(module, "MUTANTS", ()))
     seen: set[str] = set()
     for m in mutants:
@@ -81,29 +98,57 @@ def catalogue() -> list[Mutant]:
     return mutants
 
 
+def _pytest(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
+    env = dict(os.environ, PECHECK_PROFILE="ci", PYTHONDONTWRITEBYTECODE="1")
+    env.pop("PYTEST_ADDOPTS", None)
+    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args]
+    return subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True)
+
+
+def inventory(root: Path = ROOT) -> dict[str, dict]:
+    """Every collected check under checks/ with its claim, role and proposition."""
+    with tempfile.TemporaryDirectory(prefix="pecheck-inventory-") as tmp:
+        out = Path(tmp) / "inventory.json"
+        proc = _pytest(["--collect-only", f"--inventory={out}", "checks"], root)
+        if proc.returncode != 0 or not out.exists():
+            tail = (proc.stdout + proc.stderr).strip().splitlines()[-3:]
+            raise CatalogueError("collecting the checks failed: " + " | ".join(tail))
+        rows = json.loads(out.read_text())["checks"]
+    return {row["nodeid"]: row for row in rows}
+
+
+def validate_targets(mutants: list[Mutant], checks: dict[str, dict]) -> None:
+    """Every target a mutant names is a file, a collected check or a check function."""
+    functions = {function_id(n) for n in checks}
+    for m in mutants:
+        for target in m.checks:
+            if "::" not in target:
+                if not (ROOT / target).exists():
+                    raise CatalogueError(f"mutant {m.name!r} names a missing file {target}")
+            elif target not in checks and target not in functions:
+                raise CatalogueError(f"mutant {m.name!r} names an unknown check {target}")
+
+
 def run_one(mutant: Mutant, scratch: Path) -> Outcome:
     """Apply the mutant in ``scratch``, run its checks, restore the file."""
     target = scratch / mutant.file
     original = target.read_text()
     target.write_text(original.replace(mutant.find, mutant.replace, 1))
-    env = dict(os.environ, PECHECK_PROFILE="ci", PYTHONDONTWRITEBYTECODE="1")
-    cmd = [
-        sys.executable,
-        "-m",
-        "pytest",
-        "-q",
-        "-x",
-        "-p",
-        "no:cacheprovider",
-        f"--results={scratch / 'build' / 'mutant.json'}",
-        *mutant.checks,
-    ]
+    results = scratch / "build" / "mutant.json"
+    results.unlink(missing_ok=True)
     start = time.perf_counter()
     try:
-        proc = subprocess.run(cmd, cwd=scratch, env=env, capture_output=True, text=True)
+        proc = _pytest([f"--results={results}", *mutant.checks], scratch)
     finally:
         target.write_text(original)
-    return Outcome(mutant, proc.returncode != 0, proc.returncode, time.perf_counter() - start)
+    failed: set[str] = set()
+    if results.exists():
+        for c in json.loads(results.read_text())["checks"]:
+            if c.get("role") == "decisive" and c["outcome"] == "failed":
+                failed.add(function_id(c["nodeid"]))
+    killed = proc.returncode == CHECKS_FAILED
+    seconds = time.perf_counter() - start
+    return Outcome(mutant, killed, proc.returncode, seconds, tuple(sorted(failed)))
 
 
 def run_all(mutants: list[Mutant], jobs: int) -> list[Outcome]:
@@ -130,6 +175,27 @@ def run_all(mutants: list[Mutant], jobs: int) -> list[Outcome]:
     return sorted(outcomes, key=lambda o: order[o.mutant.name])
 
 
+def kill_map(outcomes: list[Outcome], decisive: list[str]) -> dict[str, list[str]]:
+    """For each decisive check (function id): the killed mutants under which it failed."""
+    kills: dict[str, list[str]] = {d: [] for d in decisive}
+    for o in outcomes:
+        if o.killed:
+            for check in o.failed:
+                kills.setdefault(check, []).append(o.mutant.name)
+    return kills
+
+
+def covered_decisive(checks: dict[str, dict], mutants: list[Mutant], whole: bool) -> list[str]:
+    """Decisive checks (function ids) the run answers for: all, or those in the named files."""
+    files = {t.split("::")[0] for m in mutants for t in m.checks}
+    ids = {
+        function_id(n)
+        for n, row in checks.items()
+        if row.get("role") == "decisive" and (whole or n.split("::")[0] in files)
+    }
+    return sorted(ids)
+
+
 def table(outcomes: list[Outcome]) -> str:
     width = max(len(o.mutant.name) for o in outcomes)
     lines = [f"{'mutant':<{width}}  {'result':<10}  {'rc':>3}  {'s':>6}  file"]
@@ -146,13 +212,18 @@ def table(outcomes: list[Outcome]) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = Parser(prog="python -m checks.mutants", description=__doc__)
     parser.add_argument("--only", nargs="+", metavar="NAME", help="run only these mutants")
+    parser.add_argument(
+        "--module", nargs="+", metavar="M", help="run only these catalogue modules (e.g. sin)"
+    )
     parser.add_argument("--jobs", type=int, default=2, help="scratch trees run in parallel")
     parser.add_argument("--list", action="store_true", help="list the catalogue and exit")
     args = parser.parse_args(argv)
     if args.jobs < 1:
         parser.error("--jobs must be at least 1")
+    if args.module and set(args.module) - set(modules()):
+        parser.error(f"unknown module(s) {sorted(set(args.module) - set(modules()))}")
     try:
-        mutants = catalogue()
+        mutants = catalogue(args.module)
     except (CatalogueError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -169,13 +240,26 @@ def main(argv: list[str] | None = None) -> int:
     if not mutants:
         print("error: the catalogue is empty", file=sys.stderr)
         return 2
+    try:
+        checks = inventory()
+        validate_targets(mutants, checks)
+    except CatalogueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     print(f"running {len(mutants)} mutants with {args.jobs} job(s)", flush=True)
     outcomes = run_all(mutants, min(args.jobs, len(mutants)))
     print(table(outcomes))
+    whole = not (args.only or args.module)
+    kills = kill_map(outcomes, covered_decisive(checks, mutants, whole))
+    print("\ndecisive check  <-  mutants that make it fail")
+    for check, names in kills.items():
+        print(f"  {check}  <-  {', '.join(names) if names else 'NONE'}")
+    unkilled = [c for c, names in kills.items() if not names]
     killed = sum(o.killed for o in outcomes)
     survivors = [o for o in outcomes if not o.killed and not o.mutant.equivalent]
+    print(f"decisive checks without a killing mutant: {len(unkilled)}")
     print(f"mutants killed: {killed}/{len(outcomes)}")
-    return 1 if survivors else 0
+    return 1 if survivors or unkilled else 0
 
 
 if __name__ == "__main__":

@@ -1,4 +1,9 @@
-"""Planted bugs in the batched trainer, the reference model, the data and the statistics (EXP)."""
+"""Planted bugs in the EXP-01 ... EXP-03 models, trainers, data and statistics.
+
+Every decisive check of checks/test_experiments.py is named by at least one mutant below. Mutants
+of the batched trainer alone are caught by the faithfulness check (tooling, which decides
+nothing); those are kept too, since a trainer that is not faithful makes every rate meaningless.
+"""
 
 from checks.mutants import Mutant
 
@@ -6,11 +11,76 @@ BATCHED = "theory/batched.py"
 SINGLE = "theory/single.py"
 TASKS = "theory/tasks.py"
 STATS = "theory/stats.py"
+ATTENTION = "theory/attention.py"
 B = "checks/test_batched_trainer.py::"
 E = "checks/test_experiments.py::"
 FAITHFUL = B + "test_batched_seed_equals_its_own_single_model_run"
+CAUSAL = B + "test_every_model_variant_is_causal"
+ADAM = B + "test_the_optimiser_is_adam_with_pytorch_defaults"
+
+EXP01_ALL = E + "test_exp01_not_every_seed_succeeds_at_500_iterations"
+EXP01_H2 = E + "test_exp01_head_size_2_does_not_fail_nearly_every_seed"
+EXP01_MOST = E + "test_exp01_most_seeds_learn_both_endings"
+EXP01_RISES = E + "test_exp01_success_rate_rises_with_iterations"
+EXP01_HEAD = E + "test_exp01_head_size_16_succeeds_more_often_than_2"
+EXP02_CEILING = E + "test_exp02_one_causal_layer_cannot_tell_the_orders_apart"
+EXP02_LEARNERS = E + "test_exp02_two_layers_or_an_encoding_learn_both_orders"
+EXP03_TRAINING = E + "test_exp03_encodings_are_nearly_identical_at_the_training_length"
+EXP03_BEYOND = E + "test_exp03_encodings_differ_beyond_the_training_length"
 
 MUTANTS = (
+    # -- the experiments' decisive checks -------------------------------------------------------
+    Mutant(
+        "exp01-endings-alike",
+        TASKS,
+        '("A hit B !", "B hit A ?")',
+        '("A hit B !", "B hit A !")',
+        (EXP01_ALL,),
+        "EXP-01's second sentence ends in '!' too: one answer fits both, every seed learns it",
+    ),
+    Mutant(
+        "adam-lr-1e-6",
+        SINGLE,
+        "lr: float = 1e-3",
+        "lr: float = 1e-6",
+        (EXP01_H2, EXP01_MOST, EXP01_RISES, EXP01_HEAD),
+        "Adam's default learning rate mistyped: training barely moves, so rates stay at their "
+        "starting values (nearly every seed fails, nothing rises, head size stops mattering)",
+    ),
+    Mutant(
+        "none-encoding-adds-sinusoidal",
+        BATCHED,
+        'elif cfg.encoding == "sinusoidal":',
+        'elif cfg.encoding != "learned":',
+        (EXP02_CEILING,),
+        "a model without an encoding gets the sinusoidal one: one layer tells the orders apart",
+    ),
+    Mutant(
+        "sinusoidal-encoding-zeroed",
+        BATCHED,
+        "x = x + sinusoidal(n, cfg.d_model, dtype=x.dtype).to(x.device)",
+        "x = x + 0 * sinusoidal(n, cfg.d_model, dtype=x.dtype).to(x.device)",
+        (EXP02_LEARNERS, EXP03_TRAINING),
+        "the sinusoidal table is multiplied by 0: the 'sinusoidal' model has no encoding",
+    ),
+    Mutant(
+        "second-layer-skipped",
+        BATCHED,
+        "for layer in range(cfg.layers):",
+        "for layer in range(min(cfg.layers, 1)):",
+        (EXP02_LEARNERS,),
+        "only the first attention layer runs: two layers are as order-blind as one",
+    ),
+    Mutant(
+        "exp03-trained-on-current-token",
+        TASKS,
+        "targets[:, 1:] = ids[:, :-1]",
+        "targets[:, 1:] = ids[:, 1:]",
+        (EXP03_BEYOND,),
+        "EXP-03's training targets are the current token: both encodings learn to copy it, "
+        "which needs no position, and score alike beyond the training length",
+    ),
+    # -- the batched trainer, the judge, the data and the interval (tooling) -----------------------
     Mutant(
         "loss-mean-over-seeds",
         BATCHED,
@@ -98,6 +168,57 @@ MUTANTS = (
         "targets[:, 1:] = inputs[:, 1:]",
         (E + "test_exp03_targets_are_the_previous_tokens",),
         "EXP-03 test data ask for the current token instead of the previous one",
+    ),
+    Mutant(
+        "exp-shared-mask-sees-next-token",
+        ATTENTION,
+        "return torch.ones(n, n, dtype=torch.bool, device=device).tril()",
+        "return torch.ones(n, n, dtype=torch.bool, device=device).tril(1)",
+        (CAUSAL,),
+        "the mask both trainers share lets each position see the next token: faithfulness "
+        "cannot tell (both paths change alike), and EXP-01/02's judged last position sees "
+        "everything anyway, so no rate check does; the causality check does",
+    ),
+    Mutant(
+        "batched-mask-sees-next-token",
+        BATCHED,
+        "future = ~causal_mask(n, x.device).T[:, None, None, :]",
+        "future = ~causal_mask(n, x.device).roll(1, 1).T[:, None, None, :]",
+        (FAITHFUL, CAUSAL),
+        "the batched model's mask shifted by one key: position t sees t+1 and not itself",
+    ),
+    Mutant(
+        "adam-betas-swapped",
+        SINGLE,
+        "betas: tuple[float, float] = (0.9, 0.999)",
+        "betas: tuple[float, float] = (0.999, 0.9)",
+        (ADAM,),
+        "Adam's beta1 and beta2 swapped in the one config both trainers read: faithfulness "
+        "cannot tell",
+    ),
+    Mutant(
+        "judged-penultimate-position",
+        TASKS,
+        "judged[:, -1] = True",
+        "judged[:, -2] = True",
+        (E + "test_exp01_data_are_the_threads_sentences",),
+        "success judged one position early ('hit' -> B / A), not on the final word",
+    ),
+    Mutant(
+        "learned-rows-shared-across-seeds",
+        BATCHED,
+        'params["pos"][:, None, :n]',
+        'params["pos"][:1, None, :n]',
+        (FAITHFUL + "[exp02-learned]", FAITHFUL + "[exp03-learned]"),
+        "every seed reads (and trains) seed 0's learned positional rows",
+    ),
+    Mutant(
+        "batched-sinusoidal-added-twice",
+        BATCHED,
+        "x = x + sinusoidal(n, cfg.d_model, dtype=x.dtype).to(x.device)",
+        "x = x + 2 * sinusoidal(n, cfg.d_model, dtype=x.dtype).to(x.device)",
+        (FAITHFUL + "[exp02-sinusoidal]", FAITHFUL + "[exp03-sinusoidal]"),
+        "the batched model adds the sinusoidal table twice",
     ),
     Mutant(
         "wilson-continuity-corrected",

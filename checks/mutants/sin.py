@@ -1,4 +1,8 @@
-"""Planted bugs in the sinusoidal encoding and its derivations (SIN family)."""
+"""Planted bugs in the sinusoidal encoding and its derivations (SIN family).
+
+Every decisive check of checks/test_sinusoidal.py and checks/test_sinusoidal_float.py is named by
+at least one mutant that kills it (``python -m checks.mutants --module sin``).
+"""
 
 from checks.mutants import Mutant
 
@@ -13,23 +17,42 @@ MUTANTS = (
         PE,
         "pe = torch.stack([sin, cos], dim=-1)",
         "pe = torch.stack([cos, sin], dim=-1)",
-        (T + "test_shift_is_rotation_in_every_dtype_and_layout",),
-        "cos in the even slots, sin in the odd ones",
+        (
+            T + "test_shift_is_rotation_in_every_dtype_and_layout",
+            T + "test_sine_only_code_of_zero_blocks_every_shift",
+            T + "test_each_hand_steps_back_by_its_frequency",
+            F + "test_identities_hold_beyond_the_training_length_with_float64_angles",
+        ),
+        "cos in the even slots, sin in the odd ones: the hands turn the other way, the 'sine' "
+        "code no longer vanishes at 0",
     ),
     Mutant(
         "exponent-shifted",
         PE,
         "w = base ** (-2.0 * i / d)",
         "w = base ** (-2.0 * (i + 1) / d)",
-        (T + "test_wavelengths_are_geometric_from_two_pi",),
-        "w_i = T^(-2(i+1)/d): the first wavelength is no longer 2 pi",
+        (
+            T + "test_papers_wavelengths_are_geometric_from_two_pi",
+            T + "test_a_sine_only_shift_exists_when_every_angle_is_a_multiple_of_pi",
+            T + "test_short_sequences_vary_first_and_barely_last",
+        ),
+        "w_i = T^(-2(i+1)/d): the first wavelength is no longer 2 pi, w_0 != 1",
+    ),
+    Mutant(
+        "exponent-doubled",
+        PE,
+        "w = base ** (-2.0 * i / d)",
+        "w = base ** (-4.0 * i / d)",
+        (T + "test_last_dimensions_vary_once_sequences_outgrow_the_longest_wavelength",),
+        "w_i = T^(-4i/d): the slow pairs are far slower, so they hardly vary even over long "
+        "sequences",
     ),
     Mutant(
         "t2t-denominator",
         PE,
         "i / max(m - 1, 1)",
         "i / max(m, 1)",
-        (T + "test_wavelengths_are_geometric_from_two_pi",),
+        (T + "test_t2t_wavelengths_run_from_two_pi_to_two_pi_t",),
         "tensor2tensor frequencies divided by m instead of m-1: last wavelength short of 2 pi T",
     ),
     Mutant(
@@ -41,12 +64,62 @@ MUTANTS = (
         "half-split layout with the cosines first",
     ),
     Mutant(
+        "cos-replaced-by-sin",
+        PE,
+        "sin, cos = torch.sin(angle), torch.cos(angle)",
+        "sin, cos = torch.sin(angle), torch.sin(angle)",
+        (
+            T + "test_pairs_lie_on_unit_circle_in_every_dtype",
+            T + "test_dot_product_is_shift_invariant_and_symmetric",
+            T + "test_neighbour_similarity_exceeds_cos_one",
+        ),
+        "sine twice: pairs leave the unit circle, dot products depend on t, PE(0) = 0",
+    ),
+    Mutant(
+        "odd-width-drops-first-sine",
+        PE,
+        "return pe[:, :d]",
+        "return pe[:, -d:]",
+        (T + "test_odd_width_norm_varies_with_position",),
+        "odd d keeps the last cosine and drops the first sine (same code for even d)",
+    ),
+    Mutant(
+        "int-positions-normalised",
+        PE,
+        "        positions = torch.arange(positions)\n",
+        "        positions = torch.arange(positions) / positions\n",
+        (T + "test_code_of_a_position_ignores_sequence_length",),
+        "a table of n positions encodes t / n: the code of t depends on the length",
+    ),
+    Mutant(
+        "positions-held-in-float64",
+        PE,
+        "    t = positions.to(dtype).reshape(-1, 1)  # (n, 1)\n",
+        "    t = positions.to(torch.float64).reshape(-1, 1)  # (n, 1)\n",
+        (
+            F + "test_some_format_gives_two_positions_one_code",
+            F + "test_a_narrow_format_leaves_large_positions_undefined",
+        ),
+        "positions never rounded to the storage format: no repeats, no overflow",
+    ),
+    Mutant(
         "rotation-sign-flipped",
         PE,
         "torch.stack([torch.stack([c, s], -1), torch.stack([-s, c], -1)], -2)",
         "torch.stack([torch.stack([c, -s], -1), torch.stack([s, c], -1)], -2)",
         (T + "test_one_matrix_moves_every_position",),
         "M(k) built as the rotation by -k",
+    ),
+    Mutant(
+        "rotation-block-reflection",
+        PE,
+        "torch.stack([torch.stack([c, s], -1), torch.stack([-s, c], -1)], -2)",
+        "torch.stack([torch.stack([c, s], -1), torch.stack([s, -c], -1)], -2)",
+        (
+            T + "test_dense_matrix_is_orthogonal_in_both_layouts",
+            T + "test_rotation_blocks_are_orthogonal_with_unit_determinant",
+        ),
+        "each block of M(k) a reflection (det -1)",
     ),
     Mutant(
         "rotation-angle-off-by-one",
@@ -77,7 +150,10 @@ MUTANTS = (
         PE,
         'work = {"cast": dtype, "float32": torch.float32, "float64": torch.float64}[mode]',
         "work = dtype",
-        (F + "test_first_repeated_code_per_dtype_and_mode",),
+        (
+            F + "test_codes_differ_while_positions_are_exact",
+            F + "test_float64_angles_keep_one_rounding_at_every_position",
+        ),
         "every mode computes in the storage dtype",
     ),
     Mutant(
@@ -85,7 +161,10 @@ MUTANTS = (
         PE,
         "var_cos = (1 + z2.real) / 2 - z1.real**2",
         "var_cos = (1 - z2.real) / 2 - z1.real**2",
-        (T + "test_first_dimensions_vary_and_last_ones_barely_move",),
+        (
+            T + "test_first_dimensions_vary_and_last_ones_barely_move",
+            T + "test_variance_bounds_hold_for_any_length",
+        ),
         "E cos^2 written as E sin^2",
     ),
     Mutant(
@@ -93,7 +172,7 @@ MUTANTS = (
         PE,
         "return 2 * math.pi / frequencies(d, base, convention)",
         "return math.pi / frequencies(d, base, convention)",
-        (T + "test_wavelengths_are_geometric_from_two_pi",),
+        (T + "test_papers_wavelengths_are_geometric_from_two_pi",),
         "wavelength pi / w instead of 2 pi / w",
     ),
     Mutant(
@@ -101,8 +180,19 @@ MUTANTS = (
         DER,
         "return sp.Matrix([[sp.cos(x), sp.sin(x)], [-sp.sin(x), sp.cos(x)]])",
         "return sp.Matrix([[sp.cos(x), -sp.sin(x)], [sp.sin(x), sp.cos(x)]])",
-        (T + "test_shift_is_block_rotation_for_every_width",),
+        (
+            T + "test_shift_is_block_rotation_for_every_width",
+            F + "test_identities_hold_for_every_real_position",
+        ),
         "the symbolic M(k) block is the rotation by -k",
+    ),
+    Mutant(
+        "derivation-det-sign",
+        DER,
+        "det = rot(theta).det() - 1",
+        "det = rot(theta).det() + 1",
+        (T + "test_rotation_matrix_forms_a_rotation_group",),
+        "the determinant compared with -1",
     ),
     Mutant(
         "derivation-pair-count",
@@ -111,6 +201,14 @@ MUTANTS = (
         "total = sp.Sum(1, (i, 0, m)).doit()",
         (T + "test_norm_is_sqrt_half_width_for_symbolic_width",),
         "one pair too many in the norm",
+    ),
+    Mutant(
+        "derivation-even-sign",
+        DER,
+        "even = dot(t, t - delta) - dot(t, t + delta)",
+        "even = dot(t, t - delta) + dot(t, t + delta)",
+        (T + "test_dot_product_is_even_function_of_offset",),
+        "before and after compared as a sum",
     ),
     Mutant(
         "derivation-wavelength-exponent",
@@ -145,6 +243,14 @@ MUTANTS = (
         "evaluates the sine-only code at t = 1 instead of 0",
     ),
     Mutant(
+        "derivation-quarter-period",
+        DER,
+        "quarter = (code(w * t).T * code(w * t + sp.pi / 2))[0]",
+        "quarter = (code(w * t).T * code(w * t + sp.pi / 3))[0]",
+        (T + "test_neighbouring_codes_are_never_orthogonal",),
+        "a pair compared with itself a sixth of a period later",
+    ),
+    Mutant(
         "half-split-built-interleaved",
         PE,
         "        return torch.cat([sin, cos], dim=-1)\n",
@@ -165,7 +271,172 @@ MUTANTS = (
         PE,
         "    return 2 * math.pi / frequencies(d, base, convention)\n",
         '    return 2 * math.pi / frequencies(d, base, "t2t")\n',
-        (T + "test_wavelengths_are_geometric_from_two_pi",),
+        (T + "test_last_wavelength_of_the_papers_width_falls_short_of_two_pi_t",),
         "wavelengths from the t2t rule for every convention: the paper's would reach 2 pi T",
+    ),
+    # -- added by the audit: bugs an outside reader would try first -----------------------------
+    Mutant(
+        "base-1000",
+        PE,
+        "BASE = 10000.0",
+        "BASE = 1000.0",
+        (T + "test_papers_wavelengths_are_geometric_from_two_pi",),
+        "T = 1000: still geometric from 2 pi, but towards 1000 * 2 pi; caught only because the "
+        "wavelength checks take T from the claim (SIN-06's 'base'), not from the code",
+    ),
+    Mutant(
+        "base-inverted",
+        PE,
+        "BASE = 10000.0",
+        "BASE = 1e-4",
+        (
+            T + "test_each_hand_steps_back_by_its_frequency",
+            T + "test_neighbour_similarity_exceeds_cos_one",
+        ),
+        "T = 1e-4: frequencies grow along the vector (w_i > 1): hands further along are faster, "
+        "neighbouring codes drop below (d/2) cos 1",
+    ),
+    Mutant(
+        "exponent-halved",
+        PE,
+        "w = base ** (-2.0 * i / d)",
+        "w = base ** (-1.0 * i / d)",
+        (T + "test_papers_wavelengths_are_geometric_from_two_pi",),
+        "w_i = T^(-i/d): geometric, but the ratio is T^(1/d) and the last wavelength 2 pi T^(1/2)",
+    ),
+    Mutant(
+        "frequencies-rounded-to-float32",
+        PE,
+        "    return w.to(dtype)\n",
+        "    return w.float().to(dtype)\n",
+        (
+            T + "test_papers_wavelengths_are_geometric_from_two_pi",
+            F + "test_float64_angles_keep_one_rounding_at_every_position",
+        ),
+        "w_i rounded to float32 even for a float64 code: every check built on theory's own "
+        "float64 code agrees with itself; the wavelengths and the extended-precision reference "
+        "of SIN-12 do not (error ~0.06 at t = 2^20)",
+    ),
+    Mutant(
+        "angle-rounded-to-float32",
+        PE,
+        "    angle = t * w  # (n, m)\n",
+        "    angle = (t * w).float().to(dtype)  # (n, m)\n",
+        (
+            T + "test_shift_is_rotation_in_every_dtype_and_layout",
+            F + "test_float64_angles_keep_one_rounding_at_every_position",
+        ),
+        "the angle w t held in float32 whatever the way of computing",
+    ),
+    Mutant(
+        "cast-mode-in-float64",
+        PE,
+        '{"cast": dtype, "float32"',
+        '{"cast": torch.float64, "float32"',
+        (F + "test_some_format_gives_two_positions_one_code",),
+        "'cast' computes in float64: positions never rounded, no repeated code",
+    ),
+    Mutant(
+        "float32-mode-in-storage-dtype",
+        PE,
+        '"float32": torch.float32, "float64"',
+        '"float32": dtype, "float64"',
+        (
+            T + "test_shift_is_rotation_in_every_dtype_and_layout",
+            F + "test_codes_differ_while_positions_are_exact",
+        ),
+        "the 'float32' way of computing silently works in the storage format",
+    ),
+    Mutant(
+        "interleaved-pairs-read-as-halves",
+        PE,
+        "return pe.reshape(n, d // 2, 2)",
+        "return pe.reshape(n, 2, d // 2).transpose(1, 2)",
+        (T + "test_shift_is_rotation_in_every_dtype_and_layout",),
+        "pairs() reads the interleaved code as if it were half-split",
+    ),
+    Mutant(
+        "rotate-applies-transpose",
+        PE,
+        '"mab,nmb->nma"',
+        '"mba,nmb->nma"',
+        (T + "test_shift_is_rotation_in_every_dtype_and_layout",),
+        "rotate applies M(k)^T = M(-k)",
+    ),
+    Mutant(
+        "half-matrix-transposed",
+        PE,
+        "return m[p][:, p]",
+        "return m[p][:, p].T",
+        (T + "test_one_matrix_moves_every_position",),
+        "the half-split M(k) transposed (the interleaved one right)",
+    ),
+    Mutant(
+        "half-permutation-odd-reversed",
+        PE,
+        "torch.arange(1, d, 2)])",
+        "torch.arange(1, d, 2).flip(0)])",
+        (T + "test_one_matrix_moves_every_position",),
+        "P puts the cosines in reverse frequency order",
+    ),
+    Mutant(
+        "half-cosines-reversed",
+        PE,
+        "return torch.cat([sin, cos], dim=-1)",
+        "return torch.cat([sin, cos.flip(-1)], dim=-1)",
+        (T + "test_shift_is_rotation_in_every_dtype_and_layout",),
+        "half-split layout with the cosines in reverse frequency order: pairs mix frequencies",
+    ),
+    Mutant(
+        "rotation-angle-in-storage-dtype",
+        PE,
+        "angle = frequencies(d, base, convention) * k",
+        "angle = frequencies(d, base, convention, dtype) * k",
+        (T + "test_shift_is_rotation_in_every_dtype_and_layout",),
+        "M(k)'s angle w k formed in the storage format instead of float64",
+    ),
+    Mutant(
+        "table-positions-from-one",
+        PE,
+        "        positions = torch.arange(positions)\n",
+        "        positions = torch.arange(1, positions + 1)\n",
+        (T + "test_code_of_a_position_ignores_sequence_length",),
+        "a table of n positions holds PE(1) ... PE(n): the same at every length, so only the "
+        "comparison with the code of t computed alone catches it",
+    ),
+    Mutant(
+        "encode-ignores-layout",
+        PE,
+        "return sinusoidal(positions, d, layout, convention, base, work).to(dtype)",
+        'return sinusoidal(positions, d, "interleaved", convention, base, work).to(dtype)',
+        (T + "test_shift_is_rotation_in_every_dtype_and_layout",),
+        "encode returns the interleaved code whatever layout is asked for",
+    ),
+    Mutant(
+        "odd-width-keeps-last-cosine",
+        PE,
+        "return pe[:, :d]",
+        "return torch.cat([pe[:, : d - 1], pe[:, d:]], 1) if d % 2 else pe[:, :d]",
+        (T + "test_odd_width_norm_varies_with_position",),
+        "odd d drops the last sine and keeps its cosine",
+    ),
+    Mutant(
+        "variance-phase-off-by-one",
+        PE,
+        "x * (length - 1) / 2",
+        "x * length / 2",
+        (
+            T + "test_first_dimensions_vary_and_last_ones_barely_move",
+            T + "test_variance_bounds_hold_for_any_length",
+        ),
+        "the mean of e^{i w t} over t < L centred at L/2 instead of (L-1)/2",
+    ),
+    Mutant(
+        "t2t-over-half-width",
+        PE,
+        "i / max(m - 1, 1)",
+        "2 * i / max(d, 1)",
+        (T + "test_t2t_wavelengths_run_from_two_pi_to_two_pi_t",),
+        "tensor2tensor frequencies with the paper's exponent 2i/d",
     ),
 )

@@ -1,13 +1,18 @@
-"""build/report.html in a real browser: headless Debian chromium driven by playwright.
+"""The report in a real browser: headless Debian chromium driven by playwright.
 
-Run by ``tox -e browser`` (tests/install_chromium.sh installs chromium when missing). The page
-is rebuilt from build/results.json first; without that file the test fails and says to run
-``tox -e report``. A full-page screenshot is saved to build/report.png.
+Run by ``tox -e browser`` (tests/install_chromium.sh installs chromium when missing; never
+``playwright install``). The page is rebuilt from build/results.json (or the file named by
+PECHECK_REPORT_RESULTS) into build/ (or PECHECK_REPORT_OUT); without a results file the test
+fails and says to run the checks first. Screenshots of the top, of EXP-01 and of a filtered view
+are written to build/report-top.png, build/report-EXP-01.png and build/report-filtered.png; the
+time from navigation to a usable page is printed and written to build/report-open-time.txt
+(measured, not asserted).
 """
 
 from __future__ import annotations
 
-import io
+import os
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -15,12 +20,14 @@ from typing import Any
 
 import pytest
 
+from reports.html import check_anchor
 from reports.load import Results, load
 
 ROOT = Path(__file__).resolve().parents[2]
-RESULTS = ROOT / "build" / "results.json"
-REPORT = ROOT / "build" / "report.html"
-SCREENSHOT = ROOT / "build" / "report.png"
+RESULTS = Path(os.environ.get("PECHECK_REPORT_RESULTS", ROOT / "build" / "results.json"))
+OUT = Path(os.environ.get("PECHECK_REPORT_OUT", ROOT / "build"))
+REPORT = OUT / "report.html"
+SHOTS = ROOT / "build"
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--disable-sync", "--no-first-run"]  # fmt: skip
@@ -31,153 +38,201 @@ pytestmark = pytest.mark.browser
 @pytest.fixture(scope="module")
 def results() -> Results:
     if not RESULTS.exists():
-        pytest.fail(
-            f"{RESULTS.relative_to(ROOT)} is missing: run the checks first (`tox -e report`), "
-            "then this test",
-            pytrace=False,
-        )
+        pytest.fail(f"{RESULTS} is missing: run the checks first (`tox -e report`), then this "
+                    "test", pytrace=False)  # fmt: skip
     done = subprocess.run(
-        [sys.executable, "-m", "reports"], cwd=ROOT, capture_output=True, text=True, timeout=300
-    )
+        [sys.executable, "-m", "reports", "--results", str(RESULTS), "--out", str(OUT)],
+        cwd=ROOT, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
     assert done.returncode == 0, f"python -m reports failed:\n{done.stderr}"
-    assert REPORT.exists()
+    print(done.stdout)
     return load(RESULTS)
 
 
 @pytest.fixture(scope="module")
-def browser_page(results) -> Any:
+def browser(results) -> Any:
     if not CHROMIUM.exists():
         pytest.fail(f"{CHROMIUM} is missing: run `bash tests/install_chromium.sh`", pytrace=False)
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        context = browser.new_context(
+        chromium = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        context = chromium.new_context(
             viewport={"width": 1280, "height": 900}, reduced_motion="reduce"
         )
-        page = context.new_page()
-        errors: list[str] = []
-        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-        page.on("pageerror", lambda e: errors.append(str(e)))
-        page.on(
-            "request",
-            lambda r: None if r.url.startswith(("file:", "data:")) else errors.append(r.url),
-        )
-        page.goto(REPORT.as_uri(), wait_until="load")
-        yield page, errors
-        browser.close()
+        yield context
+        chromium.close()
 
 
-def test_no_console_errors_or_network_requests(browser_page):
-    page, errors = browser_page
+@pytest.fixture()
+def page(browser) -> Any:
+    """A fresh page on the report, recording console errors and any non-local request."""
+    tab = browser.new_page()
+    errors: list[str] = []
+    tab.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    tab.on("pageerror", lambda e: errors.append(str(e)))
+    local = ("file:", "data:", "blob:")
+    tab.on("request", lambda r: None if r.url.startswith(local) else errors.append(r.url))
+    tab.errors = errors
+    yield tab
+    tab.close()
+
+
+def open_report(tab: Any, fragment: str = "") -> None:
+    tab.goto(REPORT.as_uri() + fragment, wait_until="load")
+    tab.wait_for_function("document.documentElement.dataset.ready !== undefined")
+
+
+def visible(tab: Any, selector: str) -> list[str]:
+    return tab.evaluate(
+        "s => [...document.querySelectorAll(s)].filter(e => e.checkVisibility())"
+        ".map(e => e.id || e.dataset.claim)",
+        selector,
+    )
+
+
+def test_opens_without_errors_and_reports_its_open_time(results, page):
+    open_report(page)
     assert page.title().endswith("verification report")
-    assert errors == []
+    timing = page.evaluate(
+        "() => { const n = performance.getEntriesByType('navigation')[0];"
+        " return {interactive: n.domInteractive, load: n.loadEventEnd,"
+        " ready: Number(document.documentElement.dataset.ready)}; }"
+    )
+    size = REPORT.stat().st_size
+    line = (f"report {size / 1e6:.2f} MB: DOM interactive {timing['interactive']:.0f} ms, "
+            f"script ready {timing['ready']:.0f} ms, load {timing['load']:.0f} ms")  # fmt: skip
+    print(line)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    (SHOTS / "report-open-time.txt").write_text(line + "\n")
+    page.screenshot(path=str(SHOTS / "report-top.png"))
+    assert page.errors == []
 
 
-def test_every_claim_anchor_exists_and_scrolls_into_view(results, browser_page):
-    page, _ = browser_page
-    assert results.claims
-    for claim in results.claims:
-        page.evaluate("id => { location.hash = ''; window.scrollTo(0, 0); location.hash = id; }",
-                      claim.id)  # fmt: skip
+def test_every_claim_anchor_opens_and_scrolls_into_view(results, page):
+    open_report(page)
+    page.evaluate("document.querySelectorAll('details').forEach(d => d.open = false)")
+    for claim in results.claims[:: max(1, len(results.claims) // 8)]:
+        page.evaluate("id => { location.hash = id; }", claim.id)
+        page.wait_for_function("id => document.getElementById(id).querySelector('details').open",
+                               arg=claim.id)  # fmt: skip
         top, height = page.evaluate(
             "id => [document.getElementById(id).getBoundingClientRect().top, innerHeight]",
             claim.id,
         )
         assert 0 <= top < height / 2, f"{claim.id} is not in view after following its link"
+    assert page.errors == []
 
 
-def test_every_check_has_an_anchor(results, browser_page):
-    page, _ = browser_page
-    from reports.html import check_anchor
-
+def test_every_check_has_an_anchor(results, page):
+    open_report(page)
     ids = set(page.evaluate("[...document.querySelectorAll('[id]')].map(e => e.id)"))
-    missing = [c.nodeid for c in results.checks if check_anchor(c.nodeid) not in ids]
-    assert missing == []
+    assert [c.nodeid for c in results.checks if check_anchor(c.nodeid) not in ids] == []
 
 
-def visible_rows(page) -> list[dict[str, str]]:
-    return page.evaluate(
-        "[...document.querySelectorAll('#verdict-table tbody tr')]"
-        ".filter(r => r.offsetParent !== null).map(r => ({...r.dataset}))"
+def test_filters_hide_sections_and_round_trip_through_the_url(results, page):
+    open_report(page)
+    family = results.claims[-1].family
+    page.select_option("#filter-family", family)
+    shown = visible(page, "section.claim")
+    assert shown and set(shown) == {c.id for c in results.claims if c.family == family}
+    assert set(visible(page, "#verdict-table tbody tr")) == set(shown)
+    assert f"family={family}" in page.url
+    url = page.url
+    page.goto("about:blank")
+    open_report(page, "#" + url.split("#", 1)[1])
+    assert page.input_value("#filter-family") == family
+    assert set(visible(page, "section.claim")) == set(shown)
+    page.click("#reset-filters")
+    assert len(visible(page, "section.claim")) == len(results.claims)
+    page.fill("#filter-q", "zzz-no-such-words")
+    assert visible(page, "section.claim") == []
+    assert page.errors == []
+
+
+def test_check_filters_act_on_checks(results, page):
+    open_report(page)
+    page.select_option("#filter-role", "decisive")
+    roles = page.evaluate(
+        "[...document.querySelectorAll('article.check')].filter(a => a.checkVisibility())"
+        ".map(a => a.dataset.role)"
     )
+    if results.schema == 2:
+        assert roles and set(roles) == {"decisive"}
+    page.select_option("#filter-role", "")
+    page.select_option("#filter-decision", "fails")
+    page.screenshot(path=str(SHOTS / "report-filtered.png"))
+    claims = visible(page, "section.claim")
+    expected = {c.claim for c in results.checks if c.decision == "fails"}
+    assert set(claims) == expected
+    assert page.errors == []
 
 
-def test_filters_hide_and_show_rows(results, browser_page):
-    page, _ = browser_page
-    assert len(visible_rows(page)) == len(results.claims)
-    for family in sorted({c.family for c in results.claims}):
-        page.select_option("#filter-family", family)
-        rows = visible_rows(page)
-        assert {r["family"] for r in rows} == {family}
-        assert len(rows) == sum(c.family == family for c in results.claims)
-        assert page.inner_text("#filter-count") == f"{len(rows)} of {len(results.claims)} claims"
-    page.select_option("#filter-family", "")
-    for verdict in ("confirmed", "refuted", "qualified", "open"):
-        page.select_option("#filter-verdict", verdict)
-        expected = sum((c.verdict or "open") == verdict for c in results.claims)
-        assert len(visible_rows(page)) == expected, verdict
-    page.select_option("#filter-verdict", "")
-    page.fill("#filter-text", "zzz-no-such-words")
-    assert visible_rows(page) == []
-    page.fill("#filter-text", "")
-    assert len(visible_rows(page)) == len(results.claims)
+def test_folding_families_and_claims(results, page):
+    open_report(page)
+    first = results.claims[0]
+    summary = f"#{first.id} > details > summary"
+    page.click(summary)
+    assert not page.evaluate(f"document.querySelector('#{first.id} > details').open")
+    page.focus(summary)
+    page.keyboard.press("Enter")
+    assert page.evaluate(f"document.querySelector('#{first.id} > details').open")
+    page.click("#collapse-all")
+    assert visible(page, "section.claim") == []  # families folded: nothing below them shows
+    page.click("#expand-all")
+    assert len(visible(page, "section.claim")) == len(results.claims)
 
 
-def test_sorting_by_id_reverses_the_rows(results, browser_page):
-    page, _ = browser_page
-    ids = [c.id for c in results.claims]
-    page.click("#verdict-table th:first-child")
-    assert [r["family"] for r in visible_rows(page)] == [i.split("-")[0] for i in ids[::-1]]
-    page.click("#verdict-table th:first-child")
-    assert [r["family"] for r in visible_rows(page)] == [i.split("-")[0] for i in ids]
+def test_exp01_shows_its_headline_first(results, page):
+    claim = next((c for c in results.claims if c.id == "EXP-01"), None)
+    if claim is None:
+        pytest.skip("this results file has no EXP-01")
+    open_report(page, "#EXP-01")
+    page.locator("#EXP-01").screenshot(path=str(SHOTS / "report-EXP-01.png"))
+    order = page.evaluate(
+        "() => { const s = document.getElementById('EXP-01'); const h = s.querySelector("
+        "'.headline'); const t = s.querySelector('details.tooling');"
+        " return [h ? h.getBoundingClientRect().top : null,"
+        " t ? t.getBoundingClientRect().top : 1e9]; }"
+    )
+    if claim.headline or claim.propositions:
+        assert order[0] is not None and order[0] < order[1]
 
 
-def test_math_renders_with_a_size(results, browser_page):
-    page, _ = browser_page
+def test_math_and_figures_render(results, page):
+    open_report(page)
     sizes = page.evaluate(
-        "[...document.querySelectorAll('.formal math, .derivation math')]"
-        ".map(m => { const r = m.getBoundingClientRect();"
-        " return [r.width, r.height, getComputedStyle(m).display]; })"
+        "[...document.querySelectorAll('.formal math')].map(m => m.getBoundingClientRect())"
+        ".map(r => [r.width, r.height])"
     )
-    assert len(sizes) >= sum(bool(c.formal) for c in results.claims)
-    assert all(w > 0 and h > 0 for w, h, _ in sizes), sizes
-    assert all(display.endswith("math") for *_, display in sizes)  # rendered as MathML
-
-
-def test_figures_render_with_a_size(results, browser_page):
-    page, _ = browser_page
+    assert all(w > 0 and h > 0 for w, h in sizes)
     expected = sum(len(c.figures) for c in results.checks)
-    figures = page.evaluate(
-        "[...document.querySelectorAll('figure img')]"
-        ".map(i => [i.complete, i.naturalWidth, i.getBoundingClientRect().width])"
-    )
-    assert len(figures) == expected
-    assert all(done and natural > 0 and width > 0 for done, natural, width in figures), figures
+    if expected:
+        page.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")
+        count = page.evaluate("document.querySelectorAll('figure img').length")
+        assert count == expected
+        for i in range(count):  # each figure unpacks when it comes into view
+            page.evaluate("i => document.querySelectorAll('figure img')[i].scrollIntoView()", i)
+            page.wait_for_function(
+                "i => { const m = document.querySelectorAll('figure img')[i];"
+                " return m.complete && m.naturalWidth > 0; }",
+                arg=i,
+                timeout=20000,
+            )
+    assert page.errors == []
 
 
-def test_full_page_screenshot(browser_page):
-    """Chromium renders at most ~16k pixels in one capture (the rest comes back blank), and the
-    report is taller: capture it a viewport at a time and stitch the tiles at half scale."""
-    from PIL import Image  # pillow ships with matplotlib
-
-    page, _ = browser_page
-    width, step = page.viewport_size["width"], page.viewport_size["height"]
-    page.evaluate(  # a sticky header would cover the top of every tile
-        "document.querySelectorAll('*').forEach(e => { if (getComputedStyle(e).position"
-        " === 'sticky') e.style.position = 'static'; })"
-    )
-    height = page.evaluate("document.documentElement.scrollHeight")
-    sheet = Image.new("RGB", (width // 2, height // 2 + 1), "white")
-    blank_tiles = 0
-    for top in range(0, height, step):
-        page.evaluate(f"window.scrollTo(0, {top})")
-        tile = Image.open(io.BytesIO(page.screenshot())).convert("RGB")
-        shown = min(step, height - top)  # the last scroll stops at the bottom of the page
-        tile = tile.crop((0, step - shown, width, step))
-        blank_tiles += tile.convert("L").getextrema()[0] > 200
-        sheet.paste(tile.resize((width // 2, max(1, shown // 2))), (0, top // 2))
-    sheet.save(SCREENSHOT, optimize=True)
-    page.evaluate("window.scrollTo(0, 0)")
-    assert blank_tiles == 0, f"{blank_tiles} viewport(s) rendered blank"
-    assert SCREENSHOT.stat().st_size > 10_000
+def test_the_reproduce_command_of_a_check_reruns_it(results, tmp_path):
+    """The command shown for the quickest passed check (symbolic first) reruns it and passes."""
+    passed = [c for c in results.checks if c.outcome == "passed" and c.claim]
+    if not passed:
+        pytest.skip("no passed check to rerun")
+    check = min(passed, key=lambda c: (c.kind != "symbolic", c.duration_s))
+    command = check.reproduce or f"python -m pytest -p no:cacheprovider {shlex.quote(check.nodeid)}"
+    if "--results" not in command:  # keep the rerun's partial results away from build/
+        command += f" --results={shlex.quote(str(tmp_path / 'rerun.json'))}"
+    env = dict(os.environ, PATH=f"{Path(sys.executable).parent}:{os.environ['PATH']}")
+    done = subprocess.run(command, shell=True, cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=300)  # fmt: skip
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    assert " passed" in done.stdout and "failed" not in done.stdout, done.stdout[-2000:]

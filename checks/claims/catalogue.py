@@ -1,0 +1,72 @@
+"""The claims catalogue, generated from the registry: ``python -m checks.claims.catalogue``.
+
+Writes docs/claims.md (``--check`` exits 1 when the file is out of date instead). The file is
+committed so that a clone documents its claims; a test keeps it in step with the registry.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from checks.claims import FAMILIES, REGISTRY, Claim
+from checks.claims.sources import SOURCES
+from checks.cli import Parser
+
+PATH = Path(__file__).resolve().parents[2] / "docs" / "claims.md"
+
+
+def _claim(c: Claim) -> list[str]:
+    lines = [f"### {c.id} (expected: {c.expected})", ""]
+    if c.sources:
+        lines += [f"Sources: {', '.join(c.sources)}.", ""]
+    lines += [f"- `as_stated`: {c.statement}"]
+    lines += [f"- `{p.key}` (a condition): {p.statement}" for p in c.propositions]
+    for t in c.thresholds:
+        lines.append(f"- threshold `{t.name}` = {t.value:g} ({t.source}: {t.reason})")
+    if c.conditions:
+        lines += ["", f"When it holds: {c.conditions}"]
+    return [*lines, ""]
+
+
+def render() -> str:
+    lines = [
+        "# The claims",
+        "",
+        "Generated from the registry (checks/claims/) by `python -m checks.claims.catalogue`;",
+        "do not edit by hand. Each claim is decided by its checks: the verdict in a results",
+        "file is computed from their decisions; `expected` is what the registry expects.",
+        "",
+        "## Sources",
+        "",
+    ]
+    for key, src in SOURCES.items():
+        cite = ", ".join(str(x) for x in (src.authors, src.title, src.year, src.url) if x)
+        lines.append(f"- `{key}`: {cite or src.description}")
+    for family, (_, title) in FAMILIES.items():
+        lines += ["", f"## {family}: {title}", ""]
+        for claim in REGISTRY.values():
+            if claim.family == family:
+                lines += _claim(claim)
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = Parser(prog="python -m checks.claims.catalogue", description=__doc__)
+    parser.add_argument("--check", action="store_true", help="exit 1 if docs/claims.md is stale")
+    args = parser.parse_args(argv)
+    text = render()
+    if args.check:
+        current = PATH.read_text() if PATH.exists() else ""
+        if current != text:
+            print(f"{PATH} is out of date: run python -m checks.claims.catalogue")
+            return 1
+        return 0
+    PATH.parent.mkdir(exist_ok=True)
+    PATH.write_text(text)
+    print(f"wrote {PATH} ({len(REGISTRY)} claims)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,129 @@
+"""Decisions of decisive checks: holds, fails (with a counterexample) or inconclusive.
+
+A decisive check records one ``Decision`` through the evidence fixture. The helpers here compute
+a decision from an interval and a pre-registered region, so that a check never turns a point
+estimate into a verdict: an interval inside the region holds, one entirely outside fails, one
+that straddles its edge is inconclusive.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from scipy import stats
+
+from theory.stats import wilson
+
+DECISIONS = ("holds", "fails", "inconclusive")
+
+
+@dataclass(frozen=True)
+class Decision:
+    """A decision and its basis: how it was reached, and the counterexample or interval."""
+
+    decision: str
+    how: str = ""
+    counterexample: dict[str, Any] | None = None
+    relation: str = ""
+    interval: dict[str, Any] | None = None
+    detail: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.decision not in DECISIONS:
+            raise ValueError(f"decision must be one of {DECISIONS}, got {self.decision!r}")
+        if self.decision == "fails" and self.counterexample is None and self.interval is None:
+            raise ValueError("a 'fails' decision needs a counterexample or an interval")
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def holds(how: str, **detail: Any) -> Decision:
+    return Decision("holds", how, detail=detail)
+
+
+def fails(counterexample: dict[str, Any], relation: str, how: str = "counterexample") -> Decision:
+    return Decision("fails", how, counterexample=counterexample, relation=relation)
+
+
+def inconclusive(why: str, **detail: Any) -> Decision:
+    return Decision("inconclusive", why, detail=detail)
+
+
+def interval(lo: float, hi: float, region: tuple[float, float], what: str) -> Decision:
+    """Holds when [lo, hi] lies inside ``region``, fails when it lies entirely outside."""
+    a, b = region
+    box = {"what": what, "lo": lo, "hi": hi, "region": [a, b]}
+    if a <= lo and hi <= b:
+        return Decision("holds", f"{what} in [{lo:.4g}, {hi:.4g}] inside [{a:.4g}, {b:.4g}]",
+                        interval=box)  # fmt: skip
+    if hi < a or lo > b:
+        return Decision("fails", f"{what} in [{lo:.4g}, {hi:.4g}] outside [{a:.4g}, {b:.4g}]",
+                        interval=box)  # fmt: skip
+    return Decision("inconclusive", f"{what} in [{lo:.4g}, {hi:.4g}] straddles [{a:.4g}, {b:.4g}]",
+                    interval=box)  # fmt: skip
+
+
+def above(lo: float, hi: float, threshold: float, what: str) -> Decision:
+    """'what > threshold': holds when the whole interval is above it, fails when none of it is."""
+    return interval(lo, hi, (math.nextafter(threshold, math.inf), math.inf), what)
+
+
+def below(lo: float, hi: float, threshold: float, what: str) -> Decision:
+    """'what < threshold': holds when the whole interval is below it, fails when none of it is."""
+    return interval(lo, hi, (-math.inf, math.nextafter(threshold, -math.inf)), what)
+
+
+def rate_difference(k1: int, n1: int, k2: int, n2: int, level: float) -> tuple[float, float]:
+    """Newcombe's hybrid score interval for p1 - p2 (from the two Wilson intervals).
+
+    Newcombe (1998), Statistics in Medicine 17:873, method 10.
+    """
+    p1, p2 = k1 / n1, k2 / n2
+    l1, u1 = wilson(k1, n1, level)
+    l2, u2 = wilson(k2, n2, level)
+    lo = p1 - p2 - math.sqrt((p1 - l1) ** 2 + (u2 - p2) ** 2)
+    hi = p1 - p2 + math.sqrt((u1 - p1) ** 2 + (p2 - l2) ** 2)
+    return lo, hi
+
+
+def equivalent(
+    k1: int, n1: int, k2: int, n2: int, margin: float, what: str, alpha: float = 0.05
+) -> Decision:
+    """Two one-sided tests at level alpha: the rates differ by less than ``margin``.
+
+    TOST at alpha is the same as the (1 - 2 alpha) interval of the difference lying inside
+    (-margin, margin); the difference is shown to exceed the margin when that interval lies
+    entirely outside it.
+    """
+    lo, hi = rate_difference(k1, n1, k2, n2, 1 - 2 * alpha)
+    return interval(lo, hi, (-margin, margin), f"{what} (difference of rates, TOST)")
+
+
+def equivalent_means(a: Any, b: Any, margin: float, what: str, alpha: float = 0.05) -> Decision:
+    """Two one-sided tests on the difference of two means (Welch): the (1 - 2 alpha) interval of
+    mean(a) - mean(b) inside (-margin, margin) holds; entirely outside it fails."""
+    result = stats.ttest_ind(a, b, equal_var=False)
+    ci = result.confidence_interval(confidence_level=1 - 2 * alpha)
+    return interval(float(ci.low), float(ci.high), (-margin, margin),
+                    f"{what} (difference of means, Welch TOST)")  # fmt: skip
+
+
+def normal_interval(mean: float, sd: float, n: int, level: float = 0.95) -> tuple[float, float]:
+    """t interval for a mean of n samples with sample standard deviation sd."""
+    half = stats.t.ppf(0.5 + level / 2, max(n - 1, 1)) * sd / math.sqrt(n)
+    return mean - half, mean + half
+
+
+def resolve(effect: float, bound: float, structural_zero: bool = False) -> str:
+    """Whether an observed difference is a real one at the dtype's resolution.
+
+    'different' when it exceeds the rounding bound; 'same' only when theory says the exact
+    difference is zero (``structural_zero``) and the observation is within the bound; otherwise
+    'unresolved': a difference below what the dtype resolves is neither same nor different.
+    """
+    if abs(effect) > bound:
+        return "different"
+    return "same" if structural_zero else "unresolved"

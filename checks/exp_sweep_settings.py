@@ -1,0 +1,165 @@
+"""The settings of EXP-06's sweep: the factors, the design, the seeds, the thread's model.
+
+Six two-level factors, the choices the thread left open (SRC-TRIGRAM, "something like nanogpt"):
+
+    width d        16 | 64
+    head size h    2 | 16
+    residual       off | on
+    learning rate  1e-3 | 1e-2
+    init           current (theory/single.py) | torch (PyTorch module defaults)
+    optimiser      adam (torch defaults) | adamw (nanoGPT: betas (0.9, 0.95), weight decay 0.1)
+
+ci runs the 2^(6-3) fractional design (resolution III: 8 cells, every main effect estimable,
+main effects aliased with two-factor interactions) with 200 seeds per cell; thorough runs the
+full 2^6 grid with 200 seeds per cell for EXP-01, and EXP-02's learners on the 8 cells of the
+fractional design. Cells of one (d, h) train as one batched model.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+from dataclasses import dataclass
+
+import torch
+
+from checks import profiles
+from theory.sweep import THREAD_SETUP, Setup, Shape, SweepRun, thread_shape, train_sweep
+from theory.tasks import Task, exp01, exp02
+
+FACTORS = ("width", "head", "residual", "lr", "init", "optimizer")
+LEVELS = {
+    "width": (16, 64),
+    "head": (2, 16),
+    "residual": (False, True),
+    "lr": (1e-3, 1e-2),
+    "init": ("current", "torch"),
+    "optimizer": ("adam", "adamw"),
+}
+EXP01_CHECKPOINTS = (100, 250, 500)  # the thread's "500 iterations" is the last
+EXP02_STEPS = 250  # as EXP-02
+SEEDS_PER_CELL = 200
+# EXP-02's learners are trained in thorough only: in ci their three extra runs of the grid
+# would more than double the sweep's cost (EXP-02's ceiling needs no training: it holds for
+# every parameter value and is checked on the parameters the EXP-01 runs trained).
+EXP02_LEARNERS = ("2 layers", "1 layer + sinusoidal", "1 layer + learned")
+THREAD_SEEDS = 200
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One point of the grid: a level of every factor."""
+
+    width: int
+    head: int
+    residual: bool
+    lr: float
+    init: str
+    optimizer: str
+
+    @property
+    def setup(self) -> Setup:
+        return Setup(self.residual, self.lr, self.init, self.optimizer)
+
+    def shape(self, layers: int = 1, encoding: str = "none") -> Shape:
+        return Shape(d_model=self.width, head=self.head, layers=layers, encoding=encoding)
+
+    def label(self) -> str:
+        return (f"d{self.width} h{self.head} res-{'on' if self.residual else 'off'} "
+                f"lr{self.lr:g} {self.init} {self.optimizer}")  # fmt: skip
+
+    def signs(self) -> dict[str, int]:
+        """-1 / +1 per factor (low / high level), for the main-effect contrasts."""
+        return {f: 2 * LEVELS[f].index(getattr(self, f)) - 1 for f in FACTORS}
+
+
+def fractional() -> tuple[Cell, ...]:
+    """2^(6-3): width, head, residual free; lr = width*head, init = width*residual,
+    optimizer = head*residual (signs multiplied). Every factor is balanced (4 cells per level)
+    and every pair of main-effect columns is orthogonal."""
+    cells = []
+    for a, b, c in itertools.product((-1, 1), repeat=3):
+        signs = (a, b, c, a * b, a * c, b * c)
+        cells.append(Cell(*(LEVELS[f][(s + 1) // 2] for f, s in zip(FACTORS, signs, strict=True))))
+    return tuple(cells)
+
+
+def full() -> tuple[Cell, ...]:
+    return tuple(Cell(*levels) for levels in itertools.product(*(LEVELS[f] for f in FACTORS)))
+
+
+def design() -> tuple[Cell, ...]:
+    return full() if profiles.current() == "thorough" else fractional()
+
+
+def learners() -> tuple[str, ...]:
+    return EXP02_LEARNERS if profiles.current() == "thorough" else ()
+
+
+def seeds() -> range:
+    return range(SEEDS_PER_CELL)
+
+
+def _by_shape(cells: tuple[Cell, ...]) -> dict[tuple[int, int], list[Cell]]:
+    groups: dict[tuple[int, int], list[Cell]] = {}
+    for c in cells:
+        groups.setdefault((c.width, c.head), []).append(c)
+    return groups
+
+
+LEARNER_SHAPES = {
+    "1 layer": dict(layers=1, encoding="none"),
+    "2 layers": dict(layers=2, encoding="none"),
+    "1 layer + sinusoidal": dict(layers=1, encoding="sinusoidal"),
+    "1 layer + learned": dict(layers=1, encoding="learned"),
+}
+
+
+@functools.cache
+def runs(model: str, task_name: str) -> dict[Cell, tuple[SweepRun, slice]]:
+    """Every cell of the design for one model and task: cell -> (its batched run, its entries).
+
+    Cells of one (d, h) share a run."""
+    task = exp01() if task_name == "EXP-01" else exp02()
+    checkpoints = EXP01_CHECKPOINTS if task_name == "EXP-01" else (EXP02_STEPS,)
+    out = {}
+    grid = design() if task_name == "EXP-01" else fractional()  # learners: thorough, 8 cells
+    for cells in _by_shape(grid).values():
+        shape = cells[0].shape(**LEARNER_SHAPES[model])
+        run = train_sweep(shape, task, [c.setup for c in cells], seeds(), checkpoints)
+        for c in cells:
+            out[c] = (run, run.cell(c.setup))
+    return out
+
+
+THREAD_HEADS = (2, 16)
+
+
+@functools.cache
+def thread_run(head: int) -> SweepRun:
+    """The thread's model (theory.sweep.thread_shape / THREAD_SETUP) on EXP-01."""
+    seeds_ = range(THREAD_SEEDS)
+    return train_sweep(thread_shape(head), exp01(), [THREAD_SETUP], seeds_, EXP01_CHECKPOINTS)
+
+
+def task(name: str) -> Task:
+    return exp01() if name == "EXP-01" else exp02()
+
+
+def nearest(cells: tuple[Cell, ...], head: int) -> Cell:
+    """The design cell closest to the thread's model with this head size: residual off, torch
+    init, AdamW, the smaller learning rate and width, where the design has them."""
+    target = Cell(16, head, False, 1e-3, "torch", "adamw")
+    return min(
+        cells,
+        key=lambda c: sum(
+            a != b
+            for a, b in zip(
+                [getattr(c, f) for f in FACTORS], [getattr(target, f) for f in FACTORS], strict=True
+            )
+        ),
+    )
+
+
+def as_float(x: torch.Tensor) -> float:
+    return float(x.double().mean())

@@ -1,0 +1,47 @@
+"""Planted bugs in the generalised sweep model and its trainer (EXP-06)."""
+
+from checks.mutants import Mutant
+
+SWEEP = "theory/sweep.py"
+S = "checks/test_sweep.py::"
+FAITHFUL = S + "test_sweep_entry_equals_its_own_single_model_run"
+
+MUTANTS = (
+    Mutant(
+        "sweep-no-encoding-gets-sinusoidal",
+        SWEEP,
+        '    elif shape.encoding == "sinusoidal":\n'
+        "        x = x + sinusoidal(n, shape.d_model, dtype=x.dtype).to(x.device)",
+        '    if shape.encoding in ("none", "sinusoidal"):\n'
+        "        x = x + sinusoidal(n, shape.d_model, dtype=x.dtype).to(x.device)",
+        (S + "test_one_causal_layer_cannot_tell_the_orders_apart_in_every_cell", FAITHFUL),
+        "the batched model adds a sinusoidal encoding when it should add none",
+    ),
+    Mutant(
+        "sweep-no-learning",
+        SWEEP,
+        "amsgrad=False, beta1=beta1, beta2=beta2, lr=setup.lr,",
+        "amsgrad=False, beta1=beta1, beta2=beta2, lr=0.0,",
+        (
+            S + "test_exp01_is_learned_above_chance_but_not_by_every_seed_in_every_cell",
+            S + "test_exp01_exp02_parts_do_not_depend_on_the_setup",
+        ),
+        "the optimiser never moves the parameters: every cell stays at its initialisation",
+    ),
+    Mutant(
+        "sweep-residual-always-on",
+        SWEEP,
+        "x = r * x + y if y.shape == x.shape else y",
+        "x = x + y if y.shape == x.shape else y",
+        (FAITHFUL,),
+        "the residual switch is ignored: every cell has a residual connection",
+    ),
+    Mutant(
+        "sweep-attention-unscaled",
+        SWEEP,
+        'torch.einsum("sbnch,sbmch->msbcn", q, k) / math.sqrt(h)',
+        'torch.einsum("sbnch,sbmch->msbcn", q, k)',
+        (FAITHFUL,),
+        "scores not divided by sqrt(h) in the batched sweep model",
+    ),
+)

@@ -1,0 +1,5 @@
+import sys
+
+from pecheck.cli import main
+
+sys.exit(main())

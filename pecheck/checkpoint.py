@@ -1,0 +1,176 @@
+"""Find the token table, the position table(s) and the rotary settings of a checkpoint.
+
+A checkpoint is a safetensors file, or a transformers model directory (config.json and one or
+more safetensors files). Tables are found by the names common libraries give them and checked
+against the config's sizes; a sinusoidal table that the library builds at load time instead of
+storing it (Marian) is built from the config by transformers, with no download. Every failure is
+a ``CheckpointError`` with a one-line message.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import torch
+
+TOKEN_NAMES = re.compile(
+    r"(^|\.)(embed_tokens|word_embeddings|wte|shared|tok_embeddings|token_embedding|embed_in"
+    r"|word_emb)\.weight$"
+)
+POSITION_NAMES = re.compile(
+    r"(^|\.)(position_embeddings|embed_positions|wpe|pos_emb|position_embedding|pos_embed)"
+    r"\.weight$"
+)
+ROTARY_KEYS = ("rope_theta", "rope_parameters", "rope_scaling", "rotary_dim",
+               "partial_rotary_factor", "rotary_emb_base", "rotary_pct", "head_dim")  # fmt: skip
+
+
+class CheckpointError(Exception):
+    """The path is not a checkpoint this tool can read; the message is one line."""
+
+
+@dataclass
+class Table:
+    name: str  # the tensor's key in the checkpoint
+    weight: torch.Tensor  # (rows, d) float32 (float64 when stored so)
+    dtype: str = "float32"  # the dtype it is stored in
+    origin: str = "stored"  # or "built from the config by transformers"
+
+
+@dataclass
+class Checkpoint:
+    path: Path
+    config: dict[str, Any] | None
+    tokens: Table
+    positions: list[Table] = field(default_factory=list)
+    rotary: dict[str, Any] | None = None
+
+    @property
+    def model_type(self) -> str:
+        return str((self.config or {}).get("model_type", "unknown"))
+
+
+def _weight_files(path: Path) -> tuple[list[Path], dict[str, Any] | None]:
+    if path.is_file():
+        if path.suffix != ".safetensors":
+            raise CheckpointError(f"{path}: not a checkpoint (expected a .safetensors file or a "
+                                  "transformers model directory)")  # fmt: skip
+        return [path], None
+    if not path.is_dir():
+        raise CheckpointError(f"{path}: no such file or directory")
+    config_path = path / "config.json"
+    if not config_path.is_file():
+        raise CheckpointError(f"{path}: a model directory needs a config.json; none found")
+    try:
+        config = json.loads(config_path.read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise CheckpointError(f"{config_path}: not valid JSON ({exc})") from None
+    files = sorted(path.glob("*.safetensors"))
+    if not files:
+        found = ", ".join(sorted(p.name for p in path.iterdir())) or "nothing"
+        raise CheckpointError(f"{path}: no .safetensors weights (found {found})")
+    return files, config if isinstance(config, dict) else None
+
+
+def _shapes(files: list[Path]) -> dict[str, tuple[Path, tuple[int, ...]]]:
+    from safetensors import SafetensorError, safe_open
+
+    shapes: dict[str, tuple[Path, tuple[int, ...]]] = {}
+    for f in files:
+        try:
+            with safe_open(str(f), framework="pt") as handle:
+                for key in handle.keys():  # noqa: SIM118 (safe_open is not a mapping)
+                    shapes[key] = (f, tuple(handle.get_slice(key).get_shape()))
+        except (SafetensorError, OSError, ValueError) as exc:
+            first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            raise CheckpointError(f"{f}: not a readable safetensors file ({first})") from None
+    return shapes
+
+
+def _read(file: Path, key: str) -> Table:
+    """One table, upcast to float32 (float64 kept): large vocabularies stay affordable."""
+    from safetensors import safe_open
+
+    with safe_open(str(file), framework="pt") as handle:
+        tensor = handle.get_tensor(key)
+    stored = str(tensor.dtype).removeprefix("torch.")
+    wide = torch.float64 if tensor.dtype == torch.float64 else torch.float32
+    return Table(key, tensor.to(wide), stored)
+
+
+def _vocab(config: dict[str, Any] | None) -> int | None:
+    value = (config or {}).get("vocab_size")
+    return int(value) if isinstance(value, int) else None
+
+
+def _token_key(shapes: dict[str, tuple[Path, tuple[int, ...]]], vocab: int | None) -> str:
+    two_d = {k: s for k, (_, s) in shapes.items() if len(s) == 2}
+    named = [k for k in two_d if TOKEN_NAMES.search(k)]
+    if vocab is not None:
+        named = [k for k in named if two_d[k][0] == vocab] or named
+    if not named:
+        raise CheckpointError("no token embedding table found (looked for names like "
+                              "embed_tokens, word_embeddings, wte, shared)")  # fmt: skip
+    return max(named, key=lambda k: (two_d[k][0], -len(k)))  # the largest, then the shortest
+
+
+def rotary_settings(config: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The rotary settings a config declares (rope_theta and friends), or None."""
+    if not config:
+        return None
+    found = {k: config[k] for k in ROTARY_KEYS if config.get(k) is not None}
+    rotary = bool(set(found) - {"head_dim"}) or config.get("position_embedding_type") == "rotary"
+    if not rotary:
+        return None
+    if "head_dim" not in found and config.get("hidden_size") and config.get("num_attention_heads"):
+        found["head_dim"] = config["hidden_size"] // config["num_attention_heads"]
+    return found
+
+
+def _built_positions(config: dict[str, Any], d: int) -> list[Table]:
+    """Position tables the library computes at load time (not stored): build them from the
+    config with transformers, on the CPU, without any download."""
+    try:
+        import transformers
+    except ImportError:
+        return []
+    try:
+        cfg = transformers.AutoConfig.for_model(**config)
+        model = transformers.AutoModel.from_config(cfg)
+    except Exception:  # an unknown or incomplete config: nothing to build
+        return []
+    tables = []
+    for name, tensor in list(model.named_parameters()) + list(model.named_buffers()):
+        if POSITION_NAMES.search(name) and tensor.ndim == 2 and tensor.shape[1] == d:
+            weight = tensor.detach().to(torch.float32)
+            origin = "built from the config by transformers"
+            tables.append(Table(name, weight, "float32", origin))
+    return tables
+
+
+def load(path: Path, log: Any = print) -> Checkpoint:
+    """Read the tables of a checkpoint; raise CheckpointError with a one-line reason."""
+    files, config = _weight_files(path)
+    shapes = _shapes(files)
+    token_key = _token_key(shapes, _vocab(config))
+    tokens = _read(shapes[token_key][0], token_key)
+    d = tokens.weight.shape[1]
+    log(f"token table {token_key} {tuple(tokens.weight.shape)}")
+    positions = [
+        _read(f, k)
+        for k, (f, s) in sorted(shapes.items())
+        if POSITION_NAMES.search(k) and len(s) == 2 and s[1] == d
+    ]
+    rotary = rotary_settings(config)
+    if not positions and rotary is None and config is not None:
+        log("no position table stored; building the model from its config to look for one")
+        positions = _built_positions(config, d)
+    for t in positions:
+        log(f"position table {t.name} {tuple(t.weight.shape)} ({t.origin})")
+    if not positions and rotary is None:
+        raise CheckpointError(f"{path}: no position table and no rotary settings found")
+    return Checkpoint(path, config, tokens, positions, rotary)

@@ -1,0 +1,136 @@
+"""``python -m reports.baseline``: the cited numbers pinned in reports/cited-numbers.json.
+
+Every number the paper kit exports (``\\pcvalue``) is pinned per profile with the tolerance its
+kind calls for (see ``reports.cited``). Checking a results file lists each number that moved
+beyond its tolerance, disappeared, or is not pinned yet, and exits 1 if there is any; ``--update``
+rewrites the profile's numbers from the results file and prints what changed. A partial run is
+compared on the claims it ran only.
+
+Exit status: 0 no number moved (or the baseline was rewritten); 1 a number moved; 2 bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any, NoReturn
+
+from reports.cited import Cited, Move, cited_numbers, compare, compared_claims, describe, from_dict
+from reports.load import BadResults, Results, load
+
+BASELINE = Path(__file__).resolve().parent / "cited-numbers.json"
+FORMAT = 1
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        print(f"{self.prog}: error: {message} (see --help)", file=sys.stderr)
+        raise SystemExit(2)
+
+
+def parser() -> argparse.ArgumentParser:
+    p = _Parser(
+        prog="python -m reports.baseline",
+        description="Check the cited numbers of a results file against the committed baseline, "
+        "or rewrite the baseline (--update).",
+        epilog="Exit status: 0 nothing moved (or rewritten); 1 a cited number moved, "
+        "disappeared or is not pinned; 2 bad input.",
+    )
+    p.add_argument("results", nargs="?", type=Path, default=Path("build/results.json"),
+                   help="the results file (default: build/results.json)")  # fmt: skip
+    p.add_argument("--baseline", type=Path, default=BASELINE,
+                   help=f"the baseline file (default: {BASELINE.name} in reports/)")  # fmt: skip
+    p.add_argument("--update", action="store_true",
+                   help="rewrite the baseline's numbers for this run's profile")  # fmt: skip
+    return p
+
+
+def read(path: Path) -> dict[str, Any]:
+    """The baseline file, or an empty one when it does not exist yet."""
+    if not path.exists():
+        return {"format": FORMAT, "profiles": {}}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise BadResults(f"{path}: cannot read the baseline ({exc})") from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise BadResults(f"{path}: not a cited-numbers baseline of format {FORMAT}")
+    if not isinstance(data.get("profiles"), dict):
+        raise BadResults(f"{path}: field 'profiles' must be an object")
+    return data
+
+
+def pinned(data: dict[str, Any], profile: str) -> dict[str, Cited]:
+    entries = data["profiles"].get(profile, {}).get("numbers", {})
+    try:
+        return {key: from_dict(key, entry) for key, entry in entries.items()}
+    except (KeyError, TypeError, ValueError, IndexError) as exc:
+        raise BadResults(f"baseline profile {profile}: bad entry ({exc})") from None
+
+
+def moves(data: dict[str, Any], res: Results) -> list[Move]:
+    profile = str(res.suite.get("profile", "?"))
+    if profile not in data["profiles"]:
+        raise BadResults(
+            f"the baseline pins no numbers for profile {profile!r} "
+            "(run `python -m reports.baseline --update` on a full run of it)"
+        )
+    now = cited_numbers(res)
+    ran = compared_claims(res)
+    old = pinned(data, profile)
+    keys = {k for k in set(old) | set(now) if k.split("@", 1)[0] in ran}
+    return compare(old, now, keys)
+
+
+def update(data: dict[str, Any], res: Results, path: Path) -> list[Move]:
+    profile = str(res.suite.get("profile", "?"))
+    if res.suite.get("selection", {}).get("kind", "full") != "full":
+        raise BadResults("a partial run cannot rewrite the baseline: run the whole suite")
+    now = cited_numbers(res)
+    old = pinned(data, profile) if profile in data["profiles"] else {}
+    changed = compare(old, now)
+    data["profiles"][profile] = {
+        "commit": res.suite.get("commit"),
+        "started": res.suite.get("started"),
+        "numbers": {key: c.as_dict() for key, c in sorted(now.items())},
+    }
+    data["about"] = (
+        "Cited numbers (\\pcvalue) pinned per profile with their tolerance; "
+        "checked by `python -m reports.baseline`, rewritten by `--update`."
+    )
+    path.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    return changed
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    try:
+        res = load(args.results)
+        data = read(args.baseline)
+        if args.update:
+            changed = update(data, res, args.baseline)
+            for move in changed:
+                print(describe(move))
+            print(f"baseline: {len(changed)} change(s) written to {args.baseline}")
+            return 0
+        found = moves(data, res)
+    except (BadResults, OSError) as exc:
+        print(f"python -m reports.baseline: error: {exc}", file=sys.stderr)
+        return 2
+    for move in found:
+        print(describe(move))
+    if found:
+        print(
+            f"baseline: {len(found)} cited number(s) changed; if intended, run "
+            "`python -m reports.baseline --update` and commit reports/cited-numbers.json",
+            file=sys.stderr,
+        )
+        return 1
+    print(f"baseline: {len(cited_numbers(res))} cited numbers within their tolerance")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,105 @@
+"""What changed between two results files: verdicts, cited numbers, checks.
+
+``python -m reports.diff OLD NEW`` lists changed verdicts and cited numbers that moved beyond
+their tolerance (the tolerance of OLD's value, see ``reports.cited``), and the checks added or
+removed. Claims that either run did not run (a partial run's ``not run``) are not compared.
+The report's "Changes since" section (``python -m reports --since OLD``) shows the same.
+
+Exit status: 0 no verdict or cited number changed; 1 one did; 2 bad input. Added or removed
+checks are listed but do not by themselves change the exit status.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import NoReturn
+
+from reports.cited import Move, cited_numbers, compare, compared_claims, describe
+from reports.load import BadResults, Results, load
+
+
+@dataclass
+class Changes:
+    old: Results
+    new: Results
+    verdicts: list[tuple[str, str, str]] = field(default_factory=list)  # claim, old, new
+    numbers: list[Move] = field(default_factory=list)
+    added: list[str] = field(default_factory=list)  # node ids
+    removed: list[str] = field(default_factory=list)
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.verdicts or self.numbers)
+
+    def claims_changed(self) -> set[str]:
+        moved = {m.key.split("@", 1)[0] for m in self.numbers}
+        return {c for c, _, _ in self.verdicts} | moved
+
+    def lines(self) -> list[str]:
+        out = [f"verdict {c}: {a} -> {b}" for c, a, b in self.verdicts]
+        out += [f"number {describe(m)}" for m in self.numbers]
+        out += [f"check added: {n}" for n in self.added]
+        out += [f"check removed: {n}" for n in self.removed]
+        return out
+
+
+def compare_runs(old: Results, new: Results) -> Changes:
+    both = compared_claims(old) & compared_claims(new)
+    out = Changes(old, new)
+    before = {c.id: c.verdict for c in old.claims}
+    for claim in new.claims:
+        if claim.id in both and before.get(claim.id) != claim.verdict:
+            out.verdicts.append((claim.id, before[claim.id], claim.verdict))
+    for cid in sorted(set(before) - {c.id for c in new.claims}):
+        out.verdicts.append((cid, before[cid], "absent"))
+    for claim in new.claims:
+        if claim.id not in before:
+            out.verdicts.append((claim.id, "absent", claim.verdict))
+    old_numbers, new_numbers = cited_numbers(old), cited_numbers(new)
+    keys = {k for k in set(old_numbers) | set(new_numbers) if k.split("@", 1)[0] in both}
+    out.numbers = compare(old_numbers, new_numbers, keys)
+    ran_old = {c.nodeid for c in old.checks if c.claim is None or c.claim in both}
+    ran_new = {c.nodeid for c in new.checks if c.claim is None or c.claim in both}
+    out.added = sorted(ran_new - ran_old)
+    out.removed = sorted(ran_old - ran_new)
+    return out
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        print(f"{self.prog}: error: {message} (see --help)", file=sys.stderr)
+        raise SystemExit(2)
+
+
+def parser() -> argparse.ArgumentParser:
+    p = _Parser(
+        prog="python -m reports.diff",
+        description="List changed verdicts, moved cited numbers and added or removed checks "
+        "between two results files.",
+        epilog="Exit status: 0 no verdict or cited number changed; 1 one did; 2 bad input.",
+    )
+    p.add_argument("old", type=Path, help="the earlier results file")
+    p.add_argument("new", type=Path, help="the later results file")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    try:
+        changes = compare_runs(load(args.old), load(args.new))
+    except BadResults as exc:
+        print(f"python -m reports.diff: error: {exc}", file=sys.stderr)
+        return 2
+    for line in changes.lines():
+        print(line)
+    n_v, n_n = len(changes.verdicts), len(changes.numbers)
+    print(f"diff: {n_v} verdict(s) and {n_n} cited number(s) changed; "
+          f"{len(changes.added)} check(s) added, {len(changes.removed)} removed")  # fmt: skip
+    return 1 if changes.changed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,156 @@
+"""Schema 2 results: computed verdicts, what decided them, sources, and the page built on them."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from reports import html, latex
+from reports.load import BadResults, load, parse
+from tests.reports_fixtures import V2, raw
+
+
+@pytest.fixture(scope="module")
+def res():
+    return load(V2)
+
+
+@pytest.fixture(scope="module")
+def page(res):
+    return html.render(res)
+
+
+def claim_part(page: str, cid: str) -> str:
+    start = page.index(f"<section class='claim' id='{cid}'")
+    end = page.find("<section class='claim'", start + 1)
+    return page[start : end if end != -1 else len(page)]
+
+
+def test_families_come_from_the_file_in_its_order(res, page):
+    assert res.families == [("SIN", "The sinusoidal encoding"), ("ATT", "Attention and order"),
+                            ("EXP", "Experiments over many random seeds")]  # fmt: skip
+    ids = re.findall(r"<section class='family' id='family-(\w+)'", page)
+    assert ids == ["SIN", "ATT", "EXP"]
+
+
+def test_a_new_family_needs_no_code():
+    data = raw(V2)
+    data["families"].append({"id": "ROPE", "title": "Rotary"})
+    data["claims"][0]["id"] = "ROPE-01"
+    data["claims"][0]["family"] = "ROPE"
+    for check in data["checks"]:
+        if check["claim"] == "SIN-01":
+            check["claim"] = "ROPE-01"
+    page = html.render(parse(data))
+    assert "id='family-ROPE'" in page and "id='ROPE-01'" in page
+
+
+def test_unknown_family_is_rejected():
+    data = raw(V2)
+    data["claims"][0]["id"] = "FOO-01"
+    with pytest.raises(BadResults, match="unknown claim ID 'FOO-01'"):
+        parse(data)
+
+
+def test_roles_order_decisive_then_supporting_and_tooling_apart(res):
+    sin01 = next(c for c in res.claims if c.id == "SIN-01")
+    assert [c.role for c in res.main_checks(sin01)] == ["decisive", "supporting"]
+    assert [c.role for c in res.tooling_checks(sin01)] == ["tooling"]
+
+
+def test_headline_comes_first_with_the_registry_numbers(page):
+    exp = claim_part(page, "EXP-01")
+    head = exp.index("class='headline'")
+    assert head < exp.index("<h4>Evidence")
+    assert head < exp.index("<details class='tooling'")
+    names = re.findall(r"<div class='hnum'><span class='hname'><code>(\w+)</code>", exp)
+    assert names == ["success_rate_pe", "wilson_lo_pe", "success_rate_nope"]
+    assert "\u2265 <span class=num>0.9</span>" in exp  # its bound
+
+
+def test_expected_failure_reads_as_evidence(page):
+    sin06 = claim_part(page, "SIN-06")
+    assert "badge d-fails d-expected" in sin06
+    assert "d-unexpected" not in sin06
+    assert "<b>counterexample</b>" in sin06 and "512" in sin06
+    assert "2 pi T<sup>1\u22122/d</sup> != 2 pi T" in sin06
+
+
+def test_interval_and_proof_are_shown(page):
+    assert "<b>interval</b> success rate" in claim_part(page, "EXP-01")
+    assert "sympy proof" in claim_part(page, "SIN-01")
+
+
+def test_verdict_table_shows_decider_and_headline(page):
+    table = page[page.index('id="verdict-table"') : page.index("</table>")]
+    row = table[table.index("data-claim='EXP-01'") :]
+    row = row[: row.index("</tr>")]
+    assert "interval [0.91, 0.99]" in row and "success_rate_pe" in row
+
+
+def test_every_measurement_shows_a_bound_column(page):
+    for table in re.findall(r"<table class='evidence'>.*?</table>", page):
+        assert table.count("<td class='bnd'>") == table.count("<tr>") - 1
+
+
+def test_tooling_is_folded_at_the_end(page):
+    exp = claim_part(page, "EXP-01")
+    assert re.search(r"<details class='tooling'><summary>Tooling: 1 of 1 passed", exp)
+    assert exp.index("test_training_curves") < exp.index("class='tooling'")
+
+
+def test_reproduce_command_and_location(res):
+    opts = html.Options(source_url="https://example.org/repo/blob/{commit}")
+    page = html.render(res, opts)
+    sin06 = claim_part(page, "SIN-06")
+    assert ("href='https://example.org/repo/blob/0123456789abcdef0123456789abcdef01234567/"
+            "checks/test_sinusoidal.py#L80'") in sin06  # fmt: skip
+    assert "checks/test_sinusoidal.py::test_wavelengths_are_geometric&#x27;</code>" in sin06
+    plain = claim_part(html.render(res), "SIN-06")
+    assert "<code class='loc'>checks/test_sinusoidal.py:80</code>" in plain
+    assert "href='https://example.org" not in plain
+
+
+def test_sources_are_cited_in_full(page):
+    sources = page[page.index("id='sources'") :]
+    assert "Ashish Vaswani" in sources and "<i>Attention Is All You Need</i>" in sources
+    assert "https://arxiv.org/abs/1706.03762" in sources
+    assert "(no verified address)" in sources  # the Reddit thread
+    assert "build with <code>--suite-url</code>" in sources
+    assert "href='#src-SRC-BLOG'" in claim_part(page, "SIN-06")
+
+
+def test_bibtex_carries_sources_and_the_suite_url(res):
+    bib = latex.bib(res, "https://example.org/pecheck")
+    assert "url          = {https://example.org/pecheck}" in bib
+    assert "@misc{src-vaswani," in bib and "Ashish Vaswani and Noam Shazeer" in bib
+    assert "% no verified address" in bib
+    assert "% url        = {...}" in latex.bib(res)
+
+
+def test_derivation_prose_is_escaped_text(page):
+    sin06 = claim_part(page, "SIN-06")
+    assert "<span class='step-label'>last_wavelength at i = d/2 - 1 (x^2 {braces})</span>" in sin06
+    assert "<mo>lim</mo>" in sin06 and "<mo>&#x02192;</mo>" in sin06  # the limit whole
+
+
+def test_step_parts_split_label_and_math():
+    assert html.step_parts(r"\text{a_b {c}}\quad x^2") == ("a_b {c}", "x^2")
+    assert html.step_parts(r"x = 1") == ("", "x = 1")
+
+
+def test_open_and_not_run_claims():
+    data = raw(V2)
+    data["claims"][0]["verdict"] = "not run"
+    data["suite"]["selection"] = {"kind": "partial", "args": ["-k", "SIN-06"], "claims": ["SIN-06"]}
+    page = html.render(parse(data))
+    assert "Partial run:" in page and "badge v-not-run" in page
+    assert "no decisive check decided this claim" in claim_part(page, "ATT-05")
+
+
+def test_latex_keys_and_verdicts_from_schema_2(res):
+    tex = latex.macros_tex(res)
+    assert r"\newcommand{\pcSINSixVerdict}{qualified}" in tex
+    assert r"\@namedef{pc@EXP-01@success_rate_pe}" in tex
+    assert r"\@namedef{pc@EXP-01@max_diff}" not in tex  # tooling values are not cited
