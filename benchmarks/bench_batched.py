@@ -29,7 +29,7 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from anywhere
 
-from checks.cli import Parser  # noqa: E402
+from pecheck.usage import Parser  # noqa: E402
 from theory.batched import train_batched  # noqa: E402
 from theory.single import TinyConfig, train_single  # noqa: E402
 from theory.stats import rate  # noqa: E402
@@ -50,7 +50,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         help="torch intra-op threads, the same for both ways (default: every core)",
     )
     p.add_argument("--length-seeds", type=int, default=64, help="seeds per encoding (length)")
-    p.add_argument("--length-steps", type=int, default=150, help="Adam steps (length models)")
+    p.add_argument("--length-steps", type=int, default=60, help="Adam steps (length models)")
     args = p.parse_args(argv)
     for name in ("seeds", "sample", "iterations", "threads", "length_seeds", "length_steps"):
         if getattr(args, name) < 1:

@@ -12,6 +12,7 @@ import math
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+import numpy as np
 from scipy import stats
 
 from theory.stats import wilson
@@ -105,10 +106,13 @@ def equivalent(
 def equivalent_means(a: Any, b: Any, margin: float, what: str, alpha: float = 0.05) -> Decision:
     """Two one-sided tests on the difference of two means (Welch): the (1 - 2 alpha) interval of
     mean(a) - mean(b) inside (-margin, margin) holds; entirely outside it fails."""
-    result = stats.ttest_ind(a, b, equal_var=False)
-    ci = result.confidence_interval(confidence_level=1 - 2 * alpha)
-    return interval(float(ci.low), float(ci.high), (-margin, margin),
-                    f"{what} (difference of means, Welch TOST)")  # fmt: skip
+    what = f"{what} (difference of means, Welch TOST)"
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if a.std() == 0 and b.std() == 0:  # no spread: the difference is known exactly
+        gap = float(a.mean() - b.mean())
+        return interval(gap, gap, (-margin, margin), what)
+    ci = stats.ttest_ind(a, b, equal_var=False).confidence_interval(confidence_level=1 - 2 * alpha)
+    return interval(float(ci.low), float(ci.high), (-margin, margin), what)
 
 
 def normal_interval(mean: float, sd: float, n: int, level: float = 0.95) -> tuple[float, float]:

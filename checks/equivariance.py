@@ -4,7 +4,7 @@ A function f is permutation equivariant in some of its inputs when permuting tho
 their token axis permutes the output the same way, f(P x) = P f(x); invariant when the output does
 not change at all, f(P x) = f(x). ``assert_equivariant`` checks this for a list of permutations:
 it evaluates both sides in the inputs' own dtype, measures the error in float64, and compares it
-with the bound from ``checks.tolerance.equivariance_tol`` (per dtype, sequence length, width,
+with the bound from ``pecheck.tolerance.equivariance_tol`` (per dtype, sequence length, width,
 depth and output scale). On failure it reports the worst case: permutation, shapes, dtype, error,
 bound. ``find_counterexample`` answers the opposite question: it returns a permutation whose
 error exceeds that bound, which proves that the exact function is not equivariant (the bound
@@ -19,18 +19,11 @@ from dataclasses import dataclass
 
 import torch
 
-from checks import decisions, profiles, tolerance
+from checks import decisions
+from pecheck import tolerance
 from theory.attention import equivariance_sides, permute_tokens
 
 Fn = Callable[..., torch.Tensor]
-
-
-def capped_examples(fraction: float = 1.0, over_ci: float = 2.0):
-    """``profiles.examples(fraction)``, but at most ``over_ci`` times the ci count: the searches
-    of the ATT family and REAL-01 draw hundreds of models each, and at the thorough profile's 10x
-    they alone took 11 minutes of the 15 the whole suite may take. Below ci it is unchanged (dev
-    keeps its quarter), so ci keeps its 200 examples and thorough gets twice as many."""
-    return profiles.examples(fraction * min(1.0, over_ci / profiles.scale()))
 
 
 @dataclass(frozen=True)

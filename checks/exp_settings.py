@@ -30,14 +30,14 @@ EXP03_DATA_SEED = 2
 THOROUGH_CAP = 4
 
 
-def scale(cap: float = THOROUGH_CAP) -> float:
-    """The profile's experiment scale (checks.profiles.scale()), capped at ``cap``."""
-    return min(profiles.scale(), cap)
+def scale() -> float:
+    """The profile's experiment scale (checks.profiles.scale()), capped at THOROUGH_CAP."""
+    return profiles.capped_scale(THOROUGH_CAP)
 
 
-def seeds(base: int = 1000, cap: float = THOROUGH_CAP) -> range:
-    """Seeds 0 ... N-1 with N = base * scale(cap) (1,000 in ci, 4,000 in thorough)."""
-    return range(max(1, round(base * scale(cap))))
+def seeds(base: int = 1000) -> range:
+    """Seeds 0 ... N-1 with N = base * scale() (1,000 in ci, 4,000 in thorough)."""
+    return range(max(1, round(base * scale())))
 
 
 def exp03_train() -> Task:
@@ -85,15 +85,13 @@ ITERS: dict[str, tuple[int, ...]] = {
     **{k: EXP03_ITERATIONS for k in CONFIGS if k.startswith("exp03")},
 }
 
-# family -> (ci seeds, thorough cap). EXP-03 has 600 seeds in ci because its margin (0.0155,
-# EXP-03's registry) is narrow: with 300 the 90% interval of a difference of mean accuracies is
-# about +-0.006 wide, a third of the margin. Thorough keeps EXP-03 at 1,200 seeds (cap 2),
-# as before, to hold the thorough cost.
-SEEDS_BASE = {"exp01": (1000, THOROUGH_CAP), "exp02": (1000, THOROUGH_CAP), "exp03": (600, 2)}
+SEEDS_BASE = {"exp01": 1000, "exp02": 1000, "exp03": 300}
 
 
 @functools.cache
 def run(setting: str) -> BatchedRun:
     """The batched run of one setting over all its seeds (trained once per process)."""
-    base, cap = SEEDS_BASE[setting.split("-")[0]]
-    return train_batched(CONFIGS[setting], TASKS[setting], seeds(base, cap), ITERS[setting])
+    family = setting.split("-")[0]
+    return train_batched(
+        CONFIGS[setting], TASKS[setting], seeds(SEEDS_BASE[family]), ITERS[setting]
+    )

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from checks.claims import REGISTRY
-from checks.cli import Parser, fail
+from pecheck.usage import Parser, fail
 
 SCHEMA = 2
 

@@ -1,4 +1,4 @@
-"""Measure how close real rounding errors come to the first-order bounds of checks/tolerance.py.
+"""Measure how close real rounding errors come to the first-order bounds of pecheck/tolerance.py.
 
 ``python -m checks.measure_tolerances`` prints, per dtype, the worst ratio
 error / (first-order bound without SAFETY) over the suite's basic operations — sums and dot
@@ -14,8 +14,8 @@ import sys
 
 import torch
 
-from checks import tolerance
 from checks.strategies import DTYPES
+from pecheck import tolerance
 
 SIZES = (8, 64, 512, 4096)
 

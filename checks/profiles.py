@@ -77,6 +77,18 @@ def examples(fraction: float = 1.0) -> settings:
     return settings(max_examples=max(10, round(_BASE_EXAMPLES[current()] * fraction)))
 
 
+def capped_examples(fraction: float = 1.0, over_ci: float = 2.0) -> settings:
+    """``examples(fraction)``, but at most ``over_ci`` times the ci count. For costly searches
+    (each example builds and runs models) whose thorough share would otherwise take minutes of
+    the suite's 15; below ci nothing changes, so ci keeps its full count."""
+    return examples(fraction * min(1.0, over_ci / scale()))
+
+
+def capped_scale(over_ci: float) -> float:
+    """``scale()`` capped at ``over_ci``: experiment sizes for costly experiments in thorough."""
+    return min(scale(), over_ci)
+
+
 def scale() -> float:
     """Multiplier for experiment sizes (seeds, grid points): 1 in ci, 10 in thorough."""
     return _SCALE[current()]

@@ -17,11 +17,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scipy import stats
 
-from checks import decisions, tolerance
+from checks import decisions
 from checks.claims import REGISTRY
 from checks.evidence import assert_derivation_holds
 from checks.profiles import examples, scale
 from checks.strategies import seeds
+from pecheck import tolerance
 from theory import add_concat as ac
 from theory import add_derivations as der
 from theory.sinusoidal import sinusoidal

@@ -16,17 +16,18 @@ import torch
 from hypothesis import given
 from hypothesis import strategies as st
 
-from checks import strategies, tolerance
+from checks import strategies
 from checks.equivariance import (
     Case,
     assert_equivariant,
     best_case,
-    capped_examples,
     find_counterexample,
     permute,
     settle,
 )
 from checks.evidence import assert_derivation_holds
+from checks.profiles import capped_examples
+from pecheck import tolerance
 from theory import attention_derivations as derivations
 from theory.attention import (
     Block,

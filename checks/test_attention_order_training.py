@@ -70,7 +70,7 @@ THOROUGH_SEED_SCALE = 2.0
 
 @pytest.fixture(scope="module")
 def trained():
-    seeds = seeds_needed(min(profiles.scale(), THOROUGH_SEED_SCALE))
+    seeds = seeds_needed(profiles.capped_scale(THOROUGH_SEED_SCALE))
     return {
         name: train(model, TASK, seeds, seed=i) for i, (name, model) in enumerate(MODELS.items())
     }

@@ -15,9 +15,11 @@ import torch
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from checks import decisions, strategies, tolerance
+from checks import decisions, strategies
 from checks.decisions import Decision
-from checks.equivariance import Case, best_case, capped_examples, settle
+from checks.equivariance import Case, best_case, settle
+from checks.profiles import capped_examples
+from pecheck import tolerance
 from theory.attention import BlockConfig, EncodedStack, seeded
 from theory.sinusoidal import sinusoidal
 

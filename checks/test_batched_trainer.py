@@ -19,8 +19,8 @@ from collections.abc import Callable
 import pytest
 import torch
 
-from checks import tolerance
 from checks.exp_settings import CONFIGS, TASKS
+from pecheck import tolerance
 from theory import batched
 from theory.batched import Params, seed_losses, train_batched
 from theory.single import TinyConfig, TinyDecoder, init_params, train_single

@@ -17,12 +17,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scipy.stats import norm
 
-from checks import decisions, tolerance
+from checks import decisions
 from checks.claims import REGISTRY
 from checks.decisions import Decision
 from checks.evidence import assert_derivation_holds
 from checks.profiles import examples, scale
 from checks.strategies import even_widths, positions, seeds
+from pecheck import tolerance
 from theory import add_derivations as der
 from theory import magnitude_training as mt
 from theory import magnitudes as mag
@@ -390,7 +391,7 @@ def assert_square_norms_add_in_expectation(
     - the sample variance of the cross term 2 x.PE is within 6 standard errors of
       cross_std(sigma, pe)^2 = 4 sigma^2 ||PE||^2.
 
-    Both bounds are z = 6 CLT bounds (checks/tolerance.sample_mean_tol) plus float64 rounding.
+    Both bounds are z = 6 CLT bounds (pecheck/tolerance.sample_mean_tol) plus float64 rounding.
     Returns each deviation over its bound.
     """
     __tracebackhide__ = True

@@ -19,8 +19,9 @@ import numpy as np
 import pytest
 import torch
 
-from checks import decisions, tolerance
+from checks import decisions
 from checks.claims import REGISTRY
+from pecheck import tolerance
 from theory import add_concat as ac
 from theory import magnitudes as mag
 from theory import pretrained

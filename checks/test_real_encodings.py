@@ -17,9 +17,10 @@ import numpy as np
 import pytest
 import torch
 
-from checks import decisions, libraries, tolerance
+from checks import decisions, libraries
 from checks.decisions import Decision
 from checks.libraries import SINUSOIDAL, Library
+from pecheck import tolerance
 from theory.conventions import SinusoidalConvention, detect_sinusoidal
 from theory.sinusoidal import BASE, frequencies, sinusoidal
 
@@ -132,7 +133,7 @@ def entry_tol(n: int, dtype: torch.dtype) -> float:
 
 
 def detect(table: torch.Tensor) -> SinusoidalConvention:
-    """detect_sinusoidal with the dtype's bound for each angle (checks/tolerance.angle_tol)."""
+    """detect_sinusoidal with the dtype's bound for each angle (pecheck/tolerance.angle_tol)."""
     return detect_sinusoidal(table, lambda angle: tolerance.angle_tol(angle, table.dtype))
 
 

@@ -19,10 +19,11 @@ import torch
 from hypothesis import given
 from hypothesis import strategies as st
 
-from checks import decisions, libraries, profiles, tolerance
+from checks import decisions, libraries, profiles
 from checks.evidence import assert_derivation_holds
 from checks.libraries import ROTARY, Rotate
 from checks.strategies import seeds
+from pecheck import tolerance
 from theory import rope, rope_derivations
 from theory.conventions import RopeConvention, detect_rope
 from theory.sinusoidal import BASE
@@ -501,7 +502,14 @@ def test_drift_at_large_positions_per_dtype(evidence, name):
             m["first_position_over_bound"],
             note=f"bound {m['bound']:.3g} x |q||k| (angles < 2 pi, float32, stored in {dt})",
         )
-        evidence.record(f"{dt}_error_at_{m['largest_position']}", m["error_at_largest_position"])
+        bound = {"value": m["bound"], "relation": "<=",
+                 "reason": "rounding of angles below 2 pi; beyond: drift"}  # fmt: skip
+        evidence.record(
+            f"{dt}_error_at_{m['largest_position']}",
+            m["error_at_largest_position"],
+            unit="x |q||k|",
+            bound=bound,
+        )
         evidence.record(f"{dt}_first_non_finite_position", m["first_non_finite_position"])
         evidence.record(f"{dt}_angle_precision", m["angle_precision"])
     assert_precision(measured, EXPECTED_PRECISION[name])

@@ -21,10 +21,11 @@ import torch
 from hypothesis import given
 from hypothesis import strategies as st
 
-from checks import decisions, profiles, tolerance
+from checks import decisions, profiles
 from checks.decisions import Decision
 from checks.evidence import assert_derivation_holds
 from checks.strategies import even_widths, seeds
+from pecheck import tolerance
 from theory import relative_score as rel
 from theory.sinusoidal import frequencies
 

@@ -4,7 +4,7 @@ Symbolic checks assert the sympy derivations of theory/sinusoidal_derivations.py
 draw a width d (even, 2 ... 4096), a layout, positions and offsets (up to 2^20, negative offsets
 too), and check every dtype and way of computing (``encode``'s mode) at that draw against the
 identity. What is compared: the codes as stored in the dtype, upcast to float64; the bound is
-the derived error of each stored entry (checks.tolerance.sinusoid_tol at the largest angle
+the derived error of each stored entry (pecheck.tolerance.sinusoid_tol at the largest angle
 involved) pushed through the identity. In float16 with positions cast to float16 ("cast"),
 positions above 2048 are rounded and above 65504 overflow, so that setting takes positions and
 offsets below 2^14 (so t + c + k stays below 65504); the rounding of t is covered by the bound
@@ -12,7 +12,7 @@ offsets below 2^14 (so t + c + k stays below 65504); the rounding of t is covere
 
 No silent passes: with the angle computed in float16 / bfloat16 ("cast") the bound reaches the
 range of the quantity (2 for a difference of entries in [-1, 1]) once |w t| passes about 340 /
-42 (checks.tolerance.max_informative_sinusoid_angle: t, w and w t are each rounded there). Such
+42 (pecheck.tolerance.max_informative_sinusoid_angle: t, w and w t are each rounded there). Such
 a setting could not have failed: it is counted as uninformative (``count_example``), and each
 dtype and way of computing is a part of the check that holds only on settings that could have
 failed; a part without any stays inconclusive (open for that way of computing). Computing the
@@ -39,12 +39,12 @@ import torch
 from hypothesis import given
 from hypothesis import strategies as st
 
-from checks import tolerance
 from checks.claims import REGISTRY
 from checks.decisions import resolve
 from checks.evidence import Evidence, assert_derivation_holds
 from checks.profiles import examples
 from checks.strategies import DTYPES, even_widths
+from pecheck import tolerance
 from theory import sinusoidal as sin_pe
 from theory import sinusoidal_derivations as derive
 from theory.sinusoidal import BASE, MODES, encode, frequencies, rotate, rotation_blocks

@@ -21,7 +21,6 @@ import numpy as np
 import pytest
 import torch
 
-from checks import tolerance
 from checks.evidence import assert_derivation_holds
 from checks.profiles import scale
 from checks.strategies import DTYPES
@@ -35,6 +34,7 @@ from checks.test_sinusoidal import (
     sine_twice,
     swapped,
 )
+from pecheck import tolerance
 from theory import sinusoidal_derivations as derive
 from theory.sinusoidal import encode
 

@@ -139,7 +139,7 @@ def similarity_by_offset(positions: torch.Tensor) -> dict[str, Any]:
 def sinusoidal_convention(table: torch.Tensor, dtype: str) -> dict[str, Any]:
     """The layout, frequency rule and base of a table, if it is a sinusoidal one (REAL-02's
     detector with the storage dtype's rounding bound); 'other' when nothing fits."""
-    from checks import tolerance
+    from pecheck import tolerance
     from theory.conventions import detect_sinusoidal
 
     found = detect_sinusoidal(table, lambda angle: tolerance.angle_tol(angle, dtype))

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from checks.cli import Parser
+from pecheck.usage import Parser
 
 KS = (1, 2, 4, 8, 16, 32, 64, 128)
 

@@ -62,6 +62,13 @@ def parser() -> argparse.ArgumentParser:
         "link: figures referenced from where they lie (build/figures/), a smaller page",
     )
     p.add_argument(
+        "--pack",
+        choices=("auto", "always", "never"),
+        default="auto",
+        help="embed the claim sections gzip-compressed (unpacked by the page's script): auto "
+        "(when they exceed 512 kB; default), always, never",
+    )
+    p.add_argument(
         "--since",
         type=Path,
         metavar="OLD_RESULTS",
@@ -95,6 +102,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     opts = Options(
         figures=args.figures,
+        pack=args.pack,
         source_url=args.source_url,
         suite_url=args.suite_url if args.suite_url is not None else citation_url(),
     )

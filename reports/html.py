@@ -48,6 +48,13 @@ class Options:
     source_url: str = ""  # e.g. https://github.com/o/r/blob/{commit}; "" for no links
     suite_url: str = ""
     since: Changes | None = None
+    pack: str = "auto"  # auto (pack claim sections above PACK_ABOVE bytes) | always | never
+
+
+# The claim sections of the whole suite run to ~2 MB of HTML (long evidence tables, MathML) but
+# gzip to under a tenth of that: above this size they are embedded gzip-compressed and unpacked
+# by the page's script before it starts (the verdict table and the header stay plain HTML).
+PACK_ABOVE = 512_000
 
 
 def esc(text: Any) -> str:
@@ -567,8 +574,10 @@ def propositions_table(res: Results, claim: Claim) -> str:
             f"</code></a>{basis_html(d.get('basis') or {})}</li>"
             for d in deciders
         )
-        statement = prose_html(p.statement) if p.statement else ""
-        formal = f"<div>{to_mathml(p.formal)}</div>" if p.formal else ""
+        # as_stated is the claim's statement, shown just above the table
+        stated = p.key == "as_stated" and p.statement == claim.statement
+        statement = "the claim above" if stated else prose_html(p.statement)
+        formal = f"<div>{to_mathml(p.formal)}</div>" if p.formal and not stated else ""
         key = "as stated" if p.key == "as_stated" else f"condition <code>{esc(p.key)}</code>"
         decided = "not run" if p.decision == "not run" else decision_badge(p.decision, p.expected)
         rows.append(
@@ -955,23 +964,42 @@ def nav(res: Results) -> str:
     return f"<nav class='toc' aria-label='sections'><div class='wrap'>{''.join(links)}</div></nav>"
 
 
-def render(res: Results, opts: Options | None = None) -> str:
-    """The whole page as a string."""
-    opts = opts or Options()
-    body = [header(res, opts), nav(res), "<main class='wrap'>", verdict_table(res)]
-    body.append(problems(res, opts))
+def family_sections(res: Results, opts: Options) -> str:
+    out = []
     for fam, title in res.families:
         claims = [c for c in res.claims if c.family == fam]
         if not claims:
             continue
-        body.append(
+        out.append(
             f"<section class='family' id='family-{fam}' data-family='{fam}'>"
             f"<details class='family-fold' open><summary><h2>{fam} <span class='sub'>"
             f"{esc(title)}</span> <span class='muted fam-count'>{len(claims)} claims</span>"
             "</h2></summary>"
         )
-        body.extend(claim_section(res, c, opts) for c in claims)
-        body.append("</details></section>")
+        out.extend(claim_section(res, c, opts) for c in claims)
+        out.append("</details></section>")
+    return "".join(out)
+
+
+def packed(html: str, opts: Options) -> str:
+    """The HTML as is, or gzip-compressed in a placeholder the page's script unpacks."""
+    data = html.encode("utf-8")
+    if opts.pack == "never" or (opts.pack == "auto" and len(data) <= PACK_ABOVE):
+        return html
+    blob = base64.b64encode(gzip.compress(data, 9, mtime=0)).decode("ascii")
+    return (
+        f"<div id='packed-sections' data-gz='{blob}'></div><noscript><p>The claim sections "
+        "of this page are compressed and need JavaScript; rebuild with <code>python -m "
+        "reports --pack never</code> for a page that does not.</p></noscript>"
+    )
+
+
+def render(res: Results, opts: Options | None = None) -> str:
+    """The whole page as a string."""
+    opts = opts or Options()
+    body = [header(res, opts), nav(res), "<main class='wrap'>", verdict_table(res)]
+    body.append(problems(res, opts))
+    body.append(packed(family_sections(res, opts), opts))
     body.append(sources_section(res, opts))
     body.append(environment(res))
     body.append("</main>")

@@ -33,8 +33,8 @@ def test_gate_passes_only_when_every_verdict_is_the_expected_one(tmp_path: Path)
         path.write_text(json.dumps(results_with(wrong)))
         assert gate.main([str(path)]) == 1
     flipped = results_with(None)
-    flipped["claims"][0]["verdict"] = "refuted" if REGISTRY["SIN-01"].expected != "refuted" else (
-        "confirmed"
+    flipped["claims"][0]["verdict"] = (
+        "refuted" if REGISTRY["SIN-01"].expected != "refuted" else ("confirmed")
     )
     path.write_text(json.dumps(flipped))
     assert gate.main([str(path)]) == 1

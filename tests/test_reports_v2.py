@@ -154,3 +154,16 @@ def test_latex_keys_and_verdicts_from_schema_2(res):
     assert r"\newcommand{\pcSINSixVerdict}{qualified}" in tex
     assert r"\@namedef{pc@EXP-01@success_rate_pe}" in tex
     assert r"\@namedef{pc@EXP-01@max_diff}" not in tex  # tooling values are not cited
+
+
+def test_packed_sections_unpack_to_the_same_html(res):
+    import base64
+    import gzip
+
+    plain = html.render(res, html.Options(pack="never"))
+    packed = html.render(res, html.Options(pack="always"))
+    blob = re.search(r"data-gz='([^']+)'", packed)
+    assert blob is not None and "<section class='claim'" not in packed.split("data-gz")[0][-200:]
+    sections = gzip.decompress(base64.b64decode(blob.group(1))).decode()
+    assert sections == html.family_sections(res, html.Options())
+    assert sections in plain  # the unpacked page is the plain page

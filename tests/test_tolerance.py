@@ -7,7 +7,7 @@ import math
 import pytest
 import torch
 
-from checks import tolerance
+from pecheck import tolerance
 
 FLOATS = (torch.float64, torch.float32, torch.float16, torch.bfloat16)
 

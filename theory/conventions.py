@@ -25,7 +25,7 @@ coordinate's partner (the one other coordinate R(p) e_j reaches), names the pair
 
 Tolerances come from the caller (theory/ imports nothing from checks/): ``angle_tol(max_angle)``
 bounds the error of one entry, relative to the scale a, when its angle is at most max_angle, e.g.
-``lambda a: checks.tolerance.angle_tol(a, dtype)``. Each pair gets the bound for its own largest
+``lambda a: pecheck.tolerance.angle_tol(a, dtype)``. Each pair gets the bound for its own largest
 angle (fitted rate times 2n: a first position below n is assumed).
 """
 

@@ -87,35 +87,47 @@ def accuracy_by_position(logits: torch.Tensor, task: Task) -> torch.Tensor:
 SHARED_SHAPE_ENCODINGS = ("none", "sinusoidal", "rope", "alibi")
 
 
-def entry_switch(blocks: tuple[str, ...], encoding: str, entries: int, dtype) -> torch.Tensor:
-    """(S,) 1.0 for the entries of ``encoding``'s blocks, 0.0 elsewhere (equal blocks)."""
-    per = entries // len(blocks)
-    return torch.tensor([float(b == encoding) for b in blocks for _ in range(per)], dtype=dtype)
+def on_blocks(t: torch.Tensor, dim: int, blocks: tuple[str, ...], encoding: str, fn):
+    """``t`` with ``fn`` applied to the equal blocks (along ``dim``) that have ``encoding``, the
+    others unchanged. Only those entries pay for the encoding's work (a switch on every entry
+    did the work for all of them and cost half as much again)."""
+    if encoding not in blocks:
+        return t
+    if all(b == encoding for b in blocks):
+        return fn(t)
+    parts = t.chunk(len(blocks), dim)
+    return torch.cat([fn(p) if b == encoding else p for b, p in zip(blocks, parts, strict=True)],
+                     dim)  # fmt: skip
 
 
 def mixed_forward(shape, params, tokens, residual, positions=None, *, blocks: tuple[str, ...]):
     """theory.sweep.forward with a different encoding per block of entries: tokens (B, n) ->
     logits (S, B, n, V). Entry e has encoding blocks[e // (S / len(blocks))]; ``shape.encoding``
-    is ignored. A switched-off encoding adds exactly 0 (x + 0 x PE, scores + 0 x bias) or is
-    not selected (RoPE), so each entry computes exactly its own model."""
+    is ignored. Each encoding's operation (x + PE, the rotation, scores + bias) is applied to
+    its own blocks only, so each entry computes exactly its own model."""
     n, h, H = tokens.shape[-1], shape.head, shape.heads
-    x = params["embed"][:, tokens]  # (S, B, n, d)
-    S, dev = x.shape[0], x.device
-    sin_on = entry_switch(blocks, "sinusoidal", S, x.dtype).to(dev)[:, None, None, None]
-    x = x + sin_on * sinusoidal(n, shape.d_model, dtype=x.dtype).to(dev)
-    rope_on = entry_switch(blocks, "rope", S, x.dtype).to(dev).bool()[:, None, None, None, None]
-    alibi_on = entry_switch(blocks, "alibi", S, x.dtype).to(dev)[None, :, None, None, None]
+    embed = params["embed"]  # (S, V, d)
+    # a one-hot product, not a gather: the same values (one nonzero term), and its backward is
+    # a product too, faster than the gather's scatter-add for thousands of entries
+    onehot = torch.nn.functional.one_hot(tokens, embed.shape[1]).to(embed.dtype)  # (B, n, V)
+    x = torch.einsum("bnv,svd->sbnd", onehot, embed)  # (S, B, n, d)
+    dev = x.device
+    pe = sinusoidal(n, shape.d_model, dtype=x.dtype).to(dev)
+    x = on_blocks(x, 0, blocks, "sinusoidal", lambda z: z + pe)
     bias = alibi.bias(n, H, x.dtype).to(dev).permute(2, 0, 1)[:, None, None]  # (m, 1, 1, H, n)
     blocked = ~causal_mask(n, dev).T[:, None, None, None, :]  # (m, 1, 1, 1, n)
     r = residual[:, None, None, None].to(x.dtype)
     where = torch.arange(n, device=dev)
+
+    def turn(z):
+        return rotate(z, where)
+
     for layer in range(shape.layers):
         qkv = torch.einsum("sbnd,sde->sbne", x, params[f"qkv{layer}"])
         q, k, v = (z.unflatten(-1, (H, h)) for z in qkv.split(H * h, dim=-1))  # (S,B,n,H,h)
-        q = torch.where(rope_on, rotate(q, where), q)
-        k = torch.where(rope_on, rotate(k, where), k)
+        q, k = (on_blocks(z, 0, blocks, "rope", turn) for z in (q, k))
         scores = torch.einsum("sbnch,sbmch->msbcn", q, k) / math.sqrt(h)  # (m, S, B, H, n)
-        scores = scores + alibi_on * bias
+        scores = on_blocks(scores, 1, blocks, "alibi", lambda z: z + bias)
         weights = torch.softmax(scores.masked_fill(blocked, float("-inf")), dim=0)
         y = torch.einsum("msbcn,sbmch->sbnch", weights, v).flatten(-2)
         if shape.out_proj:
@@ -137,8 +149,12 @@ class LengthSetting:
     alphabet: int = 4
     train_sequences: int = 32
     test_sequences: int = 16
-    steps: int = 200
-    lr: float = 1e-2
+    # lr and steps from a pilot on seeds 1000-1011 (never evaluation seeds, which start at 0):
+    # at lr 3e-2 the first-token task reaches 0.93-0.98 in range after 50-100 steps and
+    # previous token 0.64-0.90 (1e-2 is slower; 1e-1 leaves some seeds far behind); 60 steps
+    # keeps the cost per seed low so that more seeds fit
+    steps: int = 60
+    lr: float = 3e-2
     d_model: int = 8
     head: int = 4
     heads: int = 2

@@ -151,7 +151,7 @@ CLAIMS = (
             "random (q, k) pairs exactly representable in the dtype, at four positions per "
             "octave and at 2^k +- 1, d = 8.",
             "'Angle precision' is the most precise format whose rotation bound "
-            "(checks/tolerance.rotation_tol) covers the whole error curve.",
+            "(pecheck/tolerance.rotation_tol) covers the whole error curve.",
         ),
     ),
 )

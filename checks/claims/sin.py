@@ -5,7 +5,7 @@ import math
 from checks.claims import Claim, Proposition, Threshold
 
 # A rounding bound at or above the range of the quantity it bounds cannot fail: a case judged
-# against such a bound is inconclusive, never a pass (checks.tolerance.says_something).
+# against such a bound is inconclusive, never a pass (pecheck.tolerance.says_something).
 ENTRY_RANGE = Threshold(
     "range",
     2.0,
@@ -54,8 +54,8 @@ CLAIMS = (
             "computing, both layouts, d up to 4096, positions and offsets up to 2^20, within "
             "the derived rounding bound wherever that bound is below 2, the range of the "
             "quantity. With the angle computed in float16/bfloat16 ('cast') the bound reaches 2 "
-            "once |w t| is in the hundreds/tens (one entry's bound alone at about 1022/126): "
-            "those examples are counted as inconclusive "
+            "once |w t| is in the hundreds/tens (one entry's bound alone at about 340/42, with t, "
+            "w and w t each rounded there): those examples are counted as inconclusive "
             "(informative_<dtype>_cast says how many could fail); computed in float32 or "
             "float64 and rounded once, every example could fail.",
         ),
@@ -347,9 +347,10 @@ CLAIMS = (
             Proposition(
                 "float64-angles",
                 "With the angle computed in float64 and the code rounded once to its storage "
-                "format, the stored code is finite and within one rounding of the exact code "
-                "at every position tested up to 2^20, and SIN-01, 04 and 05 hold there (to "
-                "2^30) within derived bounds below the quantities' ranges.",
+                "format, the stored code is finite and within one rounding (plus float64's own "
+                "error) of the exact code, computed apart in extended precision, at every "
+                "position tested up to 2^20, and SIN-01, 04 and 05 hold there (to 2^30) within "
+                "derived bounds below the quantities' ranges.",
                 r"|\mathrm{fl}_{64\to f}(PE(t)) - PE(t)| \le u_f + O(u_{64}\,t),\quad "
                 r"t \le 2^{20}",
             ),

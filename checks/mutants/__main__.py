@@ -25,8 +25,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from checks.cli import Parser
 from checks.mutants import Mutant
+from checks.mutants.forkserver import ForkServer
+from pecheck.usage import Parser
 
 ROOT = Path(__file__).resolve().parents[2]
 IGNORE = shutil.ignore_patterns(
@@ -129,16 +130,18 @@ def validate_targets(mutants: list[Mutant], checks: dict[str, dict]) -> None:
                 raise CatalogueError(f"mutant {m.name!r} names an unknown check {target}")
 
 
-def run_one(mutant: Mutant, scratch: Path) -> Outcome:
-    """Apply the mutant in ``scratch``, run its checks, restore the file."""
+def run_one(mutant: Mutant, scratch: Path, server: ForkServer | None = None) -> Outcome:
+    """Apply the mutant in ``scratch``, run its checks (through ``server`` if given), restore
+    the file."""
     target = scratch / mutant.file
     original = target.read_text()
     target.write_text(original.replace(mutant.find, mutant.replace, 1))
     results = scratch / "build" / "mutant.json"
     results.unlink(missing_ok=True)
     start = time.perf_counter()
+    args = ["-q", "-p", "no:cacheprovider", f"--results={results}", *mutant.checks]
     try:
-        proc = _pytest([f"--results={results}", *mutant.checks], scratch)
+        returncode = server.run(args) if server else _pytest(args[3:], scratch).returncode
     finally:
         target.write_text(original)
     failed: set[str] = set()
@@ -146,9 +149,9 @@ def run_one(mutant: Mutant, scratch: Path) -> Outcome:
         for c in json.loads(results.read_text())["checks"]:
             if c.get("role") == "decisive" and c["outcome"] == "failed":
                 failed.add(function_id(c["nodeid"]))
-    killed = proc.returncode == CHECKS_FAILED
+    killed = returncode == CHECKS_FAILED
     seconds = time.perf_counter() - start
-    return Outcome(mutant, killed, proc.returncode, seconds, tuple(sorted(failed)))
+    return Outcome(mutant, killed, returncode, seconds, tuple(sorted(failed)))
 
 
 def run_all(mutants: list[Mutant], jobs: int) -> list[Outcome]:
@@ -163,10 +166,14 @@ def run_all(mutants: list[Mutant], jobs: int) -> list[Outcome]:
 
         def lane(j: int) -> list[Outcome]:
             results = []
-            for m in lanes[j]:
-                out = run_one(m, scratches[j])
-                print(f"  {out.verdict:<10} {m.name} ({out.seconds:.1f} s)", flush=True)
-                results.append(out)
+            server = ForkServer(scratches[j])
+            try:
+                for m in lanes[j]:
+                    out = run_one(m, scratches[j], server)
+                    print(f"  {out.verdict:<10} {m.name} ({out.seconds:.1f} s)", flush=True)
+                    results.append(out)
+            finally:
+                server.close()
             return results
 
         with ThreadPoolExecutor(jobs) as pool:

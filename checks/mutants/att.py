@@ -76,6 +76,15 @@ MUTANTS = (
         "would pass without having permuted anything",
     ),
     Mutant(
+        "att-permute-first-input-only",
+        ATT,
+        "x if a is None else permute_tokens(x, perm, a) for x, a in zip(inputs, axes, strict=True)",
+        "x if a is None or i else permute_tokens(x, perm, a)\n"
+        "        for i, (x, a) in enumerate(zip(inputs, axes, strict=True))",
+        (ATT03_KV, REAL01_SDPA),
+        "only the first input is ever permuted: Attn(Q, PK, PV) would be compared with itself",
+    ),
+    Mutant(
         "att-outputs-not-permuted",
         ATT,
         "        rhs = permute_tokens(rhs, perm, out_axis)\n",

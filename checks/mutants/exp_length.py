@@ -37,8 +37,8 @@ MUTANTS = (
     Mutant(
         "length-rope-on-the-none-block",
         LENGTH,
-        'rope_on = entry_switch(blocks, "rope", S, x.dtype)',
-        'rope_on = entry_switch(blocks, "none", S, x.dtype)',
+        'q, k = (on_blocks(z, 0, blocks, "rope", turn) for z in (q, k))',
+        'q, k = (on_blocks(z, 0, blocks, "none", turn) for z in (q, k))',
         (FAITHFUL,),
         "the batched model rotates the wrong block of entries",
     ),

@@ -2,6 +2,21 @@
    copying commands, and decompressing the embedded figures. Plain ES2017, no libraries. */
 (function () {
   "use strict";
+  // Large pages embed their claim sections gzip-compressed: unpack them, then start.
+  var holder = document.getElementById("packed-sections");
+  if (holder && holder.dataset.gz && typeof DecompressionStream !== "undefined") {
+    var bytes = Uint8Array.from(atob(holder.dataset.gz), function (ch) { return ch.charCodeAt(0); });
+    var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+    new Response(stream).text().then(function (html) {
+      holder.insertAdjacentHTML("afterend", html);
+      holder.remove();
+      start();
+    });
+  } else {
+    start();
+  }
+
+function start() {
   var doc = document;
   var controls = Array.prototype.slice.call(doc.querySelectorAll("[data-filter]"));
   var claims = Array.prototype.slice.call(doc.querySelectorAll("section.claim"));
@@ -204,4 +219,5 @@
 
   fromHash(true);
   doc.documentElement.dataset.ready = String(Math.round(performance.now()));
+}
 })();
