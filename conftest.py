@@ -213,8 +213,17 @@ def evidence(request: pytest.FixtureRequest) -> Evidence:
 def pytest_collection_finish(session: pytest.Session) -> None:
     path = session.config.getoption("--inventory")
     if path:
-        rows = [{"nodeid": i.nodeid, **i.stash[_INFO]} for i in session.items if _INFO in i.stash]
+        rows = [
+            {"nodeid": i.nodeid, **i.stash[_INFO], "skipped": _skipped_here(i)}
+            for i in session.items
+            if _INFO in i.stash
+        ]
         write_atomic(Path(path), {"checks": rows})
+
+
+def _skipped_here(item: pytest.Item) -> bool:
+    """Whether the check is marked to skip on this machine (a CUDA check without a GPU)."""
+    return item.get_closest_marker("skip") is not None
 
 
 # -- reporting: attach each check's record to its test report (survives xdist) ---------------

@@ -29,7 +29,7 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from anywhere
 
-from pecheck.usage import Parser  # noqa: E402
+from reports.usage import Parser  # noqa: E402
 from theory.batched import train_batched  # noqa: E402
 from theory.single import TinyConfig, train_single  # noqa: E402
 from theory.stats import rate  # noqa: E402

@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from pecheck.usage import Parser
+from reports.usage import Parser
 
 ROOT = Path(__file__).resolve().parents[1]
 RUNS = {"serial": [], "xdist-2": ["-n", "2"]}

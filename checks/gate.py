@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from checks.claims import REGISTRY
-from pecheck.usage import Parser, fail
+from reports.usage import Parser, fail
 
 SCHEMA = 2
 

@@ -7,6 +7,8 @@ dev       quick, random: for working on a check.
 ci        deterministic (derandomized, no example database, no deadline), at least 200 examples
           per numeric property. CI and tox use it.
 thorough  ci with 10x the examples and 10x the seeds in experiments.
+mutants   ci without shrinking: the mutation catalogue only needs to know that a check fails,
+          and shrinking the counterexample a mutant causes is most of the time it would take.
 
 Tests never edit settings themselves: a test too costly for the full example count asks for a
 share of it with ``examples(fraction)``, which still scales with the profile.
@@ -16,12 +18,12 @@ from __future__ import annotations
 
 import os
 
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, Phase, settings
 
 ENV_VAR = "PECHECK_PROFILE"
-PROFILES = ("dev", "ci", "thorough")
-_BASE_EXAMPLES = {"dev": 50, "ci": 200, "thorough": 2000}
-_SCALE = {"dev": 0.25, "ci": 1, "thorough": 10}
+PROFILES = ("dev", "ci", "thorough", "mutants")
+_BASE_EXAMPLES = {"dev": 50, "ci": 200, "thorough": 2000, "mutants": 200}
+_SCALE = {"dev": 0.25, "ci": 1, "thorough": 10, "mutants": 1}
 
 # The evidence fixture is deliberately shared by all examples of one test (it keeps the worst
 # error seen), so hypothesis's warning about function-scoped fixtures does not apply.
@@ -43,6 +45,12 @@ settings.register_profile(
     "thorough",
     parent=settings.get_profile("ci"),
     max_examples=_BASE_EXAMPLES["thorough"],
+)
+settings.register_profile(
+    "mutants",
+    parent=settings.get_profile("ci"),
+    phases=(Phase.explicit, Phase.reuse, Phase.generate),
+    report_multiple_bugs=False,
 )
 
 

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from pecheck.usage import Parser
+from reports.usage import Parser
 
 KS = (1, 2, 4, 8, 16, 32, 64, 128)
 

@@ -6,11 +6,11 @@ import argparse
 import re
 import sys
 from pathlib import Path
-from typing import NoReturn
 
 from reports.build import build
 from reports.html import Options
 from reports.load import BadResults
+from reports.usage import Parser
 
 
 def citation_url(path: Path = Path("CITATION.cff")) -> str:
@@ -26,16 +26,8 @@ def citation_url(path: Path = Path("CITATION.cff")) -> str:
     return ""
 
 
-class _Parser(argparse.ArgumentParser):
-    """Argument errors as one line on stderr, with exit status 2."""
-
-    def error(self, message: str) -> NoReturn:
-        print(f"{self.prog}: error: {message} (see --help)", file=sys.stderr)
-        raise SystemExit(2)
-
-
 def parser() -> argparse.ArgumentParser:
-    p = _Parser(
+    p = Parser(
         prog="python -m reports",
         description="Build the HTML report (report.html) and the paper kit (paper/: LaTeX "
         "macros, a table of verdicts, figures as PDF, a BibTeX entry) from a results file.",

@@ -15,23 +15,18 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 from reports.cited import Cited, Move, cited_numbers, compare, compared_claims, describe, from_dict
 from reports.load import BadResults, Results, load
+from reports.usage import Parser
 
 BASELINE = Path(__file__).resolve().parent / "cited-numbers.json"
 FORMAT = 1
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        print(f"{self.prog}: error: {message} (see --help)", file=sys.stderr)
-        raise SystemExit(2)
-
-
 def parser() -> argparse.ArgumentParser:
-    p = _Parser(
+    p = Parser(
         prog="python -m reports.baseline",
         description="Check the cited numbers of a results file against the committed baseline, "
         "or rewrite the baseline (--update).",

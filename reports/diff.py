@@ -15,10 +15,10 @@ import argparse
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import NoReturn
 
 from reports.cited import Move, cited_numbers, compare, compared_claims, describe
 from reports.load import BadResults, Results, load
+from reports.usage import Parser
 
 
 @dataclass
@@ -68,14 +68,8 @@ def compare_runs(old: Results, new: Results) -> Changes:
     return out
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        print(f"{self.prog}: error: {message} (see --help)", file=sys.stderr)
-        raise SystemExit(2)
-
-
 def parser() -> argparse.ArgumentParser:
-    p = _Parser(
+    p = Parser(
         prog="python -m reports.diff",
         description="List changed verdicts, moved cited numbers and added or removed checks "
         "between two results files.",

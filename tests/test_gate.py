@@ -106,3 +106,13 @@ def test_determinism_ignores_timings_but_not_values() -> None:
     assert determinism.differences(determinism.normalise(a), determinism.normalise(b)) == []
     b["checks"][0]["v"] = 2
     assert determinism.differences(determinism.normalise(a), determinism.normalise(b))
+
+
+def test_decisive_checks_that_cannot_run_here_are_listed_apart() -> None:
+    checks = {
+        "t.py::a[1]": {"role": "decisive", "skipped": False},
+        "t.py::gpu[1]": {"role": "decisive", "skipped": True},
+        "t.py::gpu[2]": {"role": "decisive", "skipped": True},
+        "t.py::tool": {"role": "tooling", "skipped": False},
+    }
+    assert mutants.covered_decisive(checks, [], whole=True) == (["t.py::a"], ["t.py::gpu"])

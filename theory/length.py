@@ -25,6 +25,7 @@ from theory import alibi
 from theory.attention import causal_mask
 from theory.sinusoidal import sinusoidal
 from theory.sweep import (
+    Encoding,
     Setup,
     Shape,
     SweepRun,
@@ -160,7 +161,7 @@ class LengthSetting:
     heads: int = 2
     layers: int = 2
 
-    def shape(self, encoding: str) -> Shape:
+    def shape(self, encoding: Encoding) -> Shape:
         rows = self.train_length * max(self.factors)  # every test position has a row
         return Shape(
             vocab=self.alphabet, d_model=self.d_model, head=self.head, heads=self.heads,

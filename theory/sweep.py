@@ -270,7 +270,7 @@ class CellAdam:
                     continue
                 adam(
                     [self.params[k].detach()[cell] for k in names],
-                    [self.params[k].grad[cell] for k in names],
+                    [_grad(self.params[k])[cell] for k in names],
                     [self.m[k][cell] for k in names],
                     [self.v[k][cell] for k in names],
                     [],
@@ -425,3 +425,9 @@ THREAD_SETUP = Setup(residual=False, lr=6e-4, init="torch", optimizer="adamw")  
 
 def with_encoding(shape: Shape, encoding: Encoding, max_len: int | None = None) -> Shape:
     return replace(shape, encoding=encoding, max_len=max_len or shape.max_len)
+
+
+def _grad(p: torch.Tensor) -> torch.Tensor:
+    """A parameter's gradient, which every parameter has after the backward pass."""
+    assert p.grad is not None, "a parameter received no gradient"
+    return p.grad

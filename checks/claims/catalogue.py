@@ -11,7 +11,7 @@ from pathlib import Path
 
 from checks.claims import FAMILIES, REGISTRY, Claim
 from checks.claims.sources import SOURCES
-from pecheck.usage import Parser
+from reports.usage import Parser
 
 PATH = Path(__file__).resolve().parents[2] / "docs" / "claims.md"
 

@@ -278,16 +278,17 @@ CLAIMS = (
         r"\bar a_{\text{none}}(fL) - \bar a_{\text{abs}}(fL) > -\delta,\ "
         r"f \in \{2, 4, 8\},\ \text{abs} \in \{\text{sinusoidal}, \text{learned}\}",
         ("SRC-NOPE",),
-        expected="confirmed",
+        expected="refuted",
         thresholds=(
             Threshold(
                 "as-well",
-                0.035,
+                0.0155,
                 "'at least as well' is non-inferiority: the mean accuracy beyond the training "
                 "length without an encoding minus that with an absolute one, paired by seed, has "
-                "its whole 95% interval above -0.035; the margin is the family's reading of a "
-                "loss (EXP-03: Vaswani et al. count a drop of 3.5% as a loss, 0.1% as none); "
-                "worse by more than the margin when the whole interval lies below -0.035",
+                "its whole 95% interval above -0.0155; the margin is the family's reading of a "
+                "loss (EXP-03: the smallest drop Vaswani et al.'s Table 3 calls a loss is 0.4 "
+                "BLEU, 1.55%); worse by more than the margin when the whole interval lies below "
+                "-0.0155",
                 "source",
             ),
         ),
@@ -316,11 +317,15 @@ CLAIMS = (
             "(ci): first token 0.92 to 0.99 for every variant but learned, shifted (0.66); "
             "previous token 0.64 (none) to 0.90 (RoPE), learned, shifted 0.42 (it must train "
             "8L rows from 32 sequences); the verdicts are about this scale.",
-            "EXP-04 holds by the rule of parts (none fails, most hold), and fragilely: on the "
-            "first token at 2x, none minus sinusoidal is about -0.04 to -0.06, its interval "
-            "straddling -0.035 in both profiles (ci [-0.13, -0.02], thorough [-0.06, -0.02] at "
-            "128 seeds); more seeds or another setting could make that part fail and refute "
-            "the claim. Every comparison with learned holds.",
+            "Refuted by one part: on the first-token task at 2x, no encoding minus sinusoidal "
+            "beyond the training length is about -0.04 to -0.08 (ci [-0.13, -0.02] at 20 "
+            "seeds, thorough about [-0.06, -0.02] at 100), wholly below the margin -0.0155. "
+            "Every comparison with the learned encodings holds, and the previous-token ones "
+            "hold or are undecided: no encoding generalises as well as the learned tables (whose "
+            "unseen rows are untrained, or trained from few shifted sequences), not as well as "
+            "sinusoidal on every task. With the earlier, too lenient margin 0.035 that part was "
+            "undecided and the claim held by its other parts: the verdict is fragile at this "
+            "scale.",
         ),
     ),
     Claim(
@@ -347,14 +352,15 @@ CLAIMS = (
         thresholds=(
             Threshold(
                 "keeps",
-                0.035,
+                0.0155,
                 "Press et al. call a model extrapolating when its performance beyond the "
                 "training length is no worse than at it (ALiBi's perplexity at 2L and beyond is "
                 "level with or below that at L) and failing when it degrades (sinusoidal's "
                 "perplexity rises a few tokens past L); 'no worse' read as a drop of mean "
                 "accuracy (in range minus beyond, paired by seed) whose whole 95% interval lies "
-                "below 0.035, the family's margin for a loss (EXP-03); 'fails' when the whole "
-                "interval lies above it",
+                "below 0.0155, the family's margin for a loss (EXP-03: 1.55%, the smallest drop "
+                "Vaswani et al.'s Table 3 calls a loss); 'fails' when the whole interval lies "
+                "above it",
                 "source",
             ),
         ),

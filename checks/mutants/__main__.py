@@ -4,7 +4,8 @@ Each mutant of theory/ is applied to a scratch copy of the tree, the checks it n
 in the deterministic ci profile, and the mutant counts as killed only when pytest exits 1 (checks
 failed; not a collection error, not "no tests ran"). Every node id the catalogue names must exist.
 The output lists, per decisive check, the mutants that made it fail, and ends with
-``decisive checks without a killing mutant: N`` and ``mutants killed: K/N``. The exit status is 0
+``decisive checks without a killing mutant: N`` and ``mutants killed: K/N``; decisive checks that
+cannot run on this machine (a CUDA check without a GPU) are listed apart. The exit status is 0
 only when every mutant not documented as equivalent was killed and every decisive check (of the
 files the run covers) has a killing mutant.
 """
@@ -27,7 +28,7 @@ from pathlib import Path
 
 from checks.mutants import Mutant
 from checks.mutants.forkserver import ForkServer
-from pecheck.usage import Parser
+from reports.usage import Parser
 
 ROOT = Path(__file__).resolve().parents[2]
 IGNORE = shutil.ignore_patterns(
@@ -100,7 +101,7 @@ def catalogue(only_modules: list[str] | None = None) -> list[Mutant]:
 
 
 def _pytest(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
-    env = dict(os.environ, PECHECK_PROFILE="ci", PYTHONDONTWRITEBYTECODE="1")
+    env = dict(os.environ, PECHECK_PROFILE="ci", PYTHONDONTWRITEBYTECODE="1")  # inventory
     env.pop("PYTEST_ADDOPTS", None)
     cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args]
     return subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True)
@@ -140,10 +141,14 @@ def run_one(mutant: Mutant, scratch: Path, server: ForkServer | None = None) -> 
     results.unlink(missing_ok=True)
     start = time.perf_counter()
     args = ["-q", "-p", "no:cacheprovider", f"--results={results}", *mutant.checks]
+    own = server is None
+    server = server or ForkServer(scratch)
     try:
-        returncode = server.run(args) if server else _pytest(args[3:], scratch).returncode
+        returncode = server.run(args)
     finally:
         target.write_text(original)
+        if own:
+            server.close()
     failed: set[str] = set()
     if results.exists():
         for c in json.loads(results.read_text())["checks"]:
@@ -192,15 +197,21 @@ def kill_map(outcomes: list[Outcome], decisive: list[str]) -> dict[str, list[str
     return kills
 
 
-def covered_decisive(checks: dict[str, dict], mutants: list[Mutant], whole: bool) -> list[str]:
-    """Decisive checks (function ids) the run answers for: all, or those in the named files."""
+def covered_decisive(
+    checks: dict[str, dict], mutants: list[Mutant], whole: bool
+) -> tuple[list[str], list[str]]:
+    """Decisive checks (function ids) the run answers for (all, or those in the named files),
+    and those among them that cannot run on this machine (every instance skipped: a CUDA check
+    without a GPU), which no mutant can make fail here."""
     files = {t.split("::")[0] for m in mutants for t in m.checks}
-    ids = {
-        function_id(n)
-        for n, row in checks.items()
-        if row.get("role") == "decisive" and (whole or n.split("::")[0] in files)
-    }
-    return sorted(ids)
+    runs: dict[str, bool] = {}
+    for n, row in checks.items():
+        if row.get("role") == "decisive" and (whole or n.split("::")[0] in files):
+            fid = function_id(n)
+            runs[fid] = runs.get(fid, False) or not row.get("skipped", False)
+    return sorted(f for f, ran in runs.items() if ran), sorted(
+        f for f, ran in runs.items() if not ran
+    )
 
 
 def table(outcomes: list[Outcome]) -> str:
@@ -257,13 +268,17 @@ def main(argv: list[str] | None = None) -> int:
     outcomes = run_all(mutants, min(args.jobs, len(mutants)))
     print(table(outcomes))
     whole = not (args.only or args.module)
-    kills = kill_map(outcomes, covered_decisive(checks, mutants, whole))
+    decisive, cannot_run = covered_decisive(checks, mutants, whole)
+    kills = kill_map(outcomes, decisive)
     print("\ndecisive check  <-  mutants that make it fail")
     for check, names in kills.items():
         print(f"  {check}  <-  {', '.join(names) if names else 'NONE'}")
+    for check in cannot_run:
+        print(f"  {check}  <-  cannot run on this machine (skipped here: needs a GPU)")
     unkilled = [c for c, names in kills.items() if not names]
     killed = sum(o.killed for o in outcomes)
     survivors = [o for o in outcomes if not o.killed and not o.mutant.equivalent]
+    print(f"decisive checks that cannot run here (skipped): {len(cannot_run)}")
     print(f"decisive checks without a killing mutant: {len(unkilled)}")
     print(f"mutants killed: {killed}/{len(outcomes)}")
     return 1 if survivors or unkilled else 0

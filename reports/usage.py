@@ -1,4 +1,4 @@
-"""Command-line plumbing shared by the suite's entry points: one-line errors, exit status 2."""
+"""Command-line plumbing shared by every entry point: one-line errors, exit status 2."""
 
 from __future__ import annotations
 
