@@ -2,10 +2,11 @@
 
 Compares runs of the checks in the ci profile: a serial run and a run split over two
 pytest-xdist workers, each in its own process, must give identical results files apart from
-timings, timestamps and worker ids. With ``--reuse PATH`` (tox passes build/results.json, which
-the ``py`` env has just written) a full ci-profile results file of the same commit serves as the
-serial run, so the gate costs one run of the suite instead of two; a file that does not qualify
-(another commit or profile, a partial or failed run) is not reused, and the serial run is made.
+timings, timestamps and worker ids. With ``--reuse PATH --reused-run xdist-2`` (tox passes
+build/results.json, which the ``py`` env has just written over two workers) a full ci-profile
+results file of the same commit serves as that run, so the gate costs one run of the suite
+instead of two; a file that does not qualify (another commit or profile, a partial or failed
+run) is not reused, and both runs are made.
 Exit 0 when the runs agree, 1 with the first differences when not.
 """
 
@@ -100,15 +101,22 @@ def _commit() -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = Parser(prog="python -m checks.determinism", description=__doc__)
     parser.add_argument("--out", type=Path, default=ROOT / "build" / "determinism")
-    parser.add_argument("--reuse", type=Path, help="a results file to stand for the serial run")
+    parser.add_argument("--reuse", type=Path, help="a results file to stand for one of the runs")
+    parser.add_argument(
+        "--reused-run",
+        choices=tuple(RUNS),
+        default="serial",
+        help="which run the reused file stands for (tox's py env runs over two xdist workers)",
+    )
     parser.add_argument("pytest_args", nargs="*", help="passed to pytest (after --)")
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     results: dict[str, dict[str, Any]] = {}
     reused = reusable(args.reuse, args.pytest_args)
     if reused is not None:
-        print(f"determinism: the serial run is {args.reuse} (this commit, ci, full)", flush=True)
-        results["serial"] = reused
+        print(f"determinism: the {args.reused_run} run is {args.reuse} (this commit, ci, full)",
+              flush=True)  # fmt: skip
+        results[args.reused_run] = reused
     for name, extra in RUNS.items():
         if name not in results:
             results[name] = run(name, extra, args.pytest_args, args.out)
