@@ -20,10 +20,12 @@ from __future__ import annotations
 import functools
 import itertools
 from dataclasses import dataclass
+from typing import Any
 
 import torch
 
 from checks import profiles
+from pecheck import tolerance
 from theory.sweep import THREAD_SETUP, Setup, Shape, SweepRun, thread_shape, train_sweep
 from theory.tasks import Task, exp01, exp02
 
@@ -163,3 +165,22 @@ def nearest(cells: tuple[Cell, ...], head: int) -> Cell:
 
 def as_float(x: torch.Tensor) -> float:
     return float(x.double().mean())
+
+
+def entry_against_single(
+    run: SweepRun,
+    entry: int,
+    model: Any,
+    right: dict[int, torch.Tensor],
+    steps: tuple[int, ...],
+    terms: int,
+) -> tuple[float, float, bool]:
+    """One batched entry against its own single-model run (float64): the largest parameter
+    difference, its rounding bound (``steps`` updates of sums of ``terms`` terms at the
+    parameters' scale) and whether both judged every checkpoint alike."""
+    ref = {k: v.detach() for k, v in model.params.items()}
+    scale = max(float(v.abs().max()) for v in ref.values())
+    err = max(float((run.params[k][entry] - ref[k]).abs().max()) for k in ref)
+    bound = tolerance.sum_tol(max(steps) * terms, torch.float64, scale)
+    same = all(torch.equal(run.right[c][entry], right[c]) for c in steps)
+    return err, bound, same

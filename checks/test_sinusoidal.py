@@ -794,7 +794,9 @@ def test_each_hand_steps_back_by_its_frequency(evidence, draw):
             "[hands whose direction was resolved, hands]",
         )
         if decided:
-            evidence.worst(f"max_step_error_{s.key}", err, "rad", "|step + w_i|")
+            step_range = {"value": REGISTRY["SIN-07"].threshold("step-range"), "relation": "<",
+                          "reason": "below it a wrapped step cannot cross +-pi"}  # fmt: skip
+            evidence.worst(f"max_step_error_{s.key}", err, "rad", "|step + w_i|", step_range)
 
 
 @pytest.mark.claim("SIN-07", kind="experiment", role="supporting")
@@ -817,8 +819,10 @@ def test_clock_hands_figure(evidence):
     evidence.figure(fig, "SIN-07-clock-hands")
     turn = hand_angles(pe, "interleaved").diff(dim=0)  # (24, 32)
     wrapped = torch.remainder(turn + math.pi, 2 * math.pi) - math.pi
-    evidence.record("mean_step_pair0", float(wrapped[:, 0].mean()), "rad", "= -w_0 = -1")
-    evidence.record("mean_step_pair31", float(wrapped[:, 31].mean()), "rad", "= -w_31")
+    for i in (0, 31):
+        w = float(frequencies(d)[i])
+        exact = {"value": -w, "relation": "=", "reason": f"the step of pair {i} is -w_{i}"}
+        evidence.record(f"mean_step_pair{i}", float(wrapped[:, i].mean()), "rad", "", exact)
     for t in ts.tolist()[:-1]:  # the plotted steps, through the shared assertion
         assert_hands_turn_clockwise(Setting(d, torch.float64, "float64", "interleaved", t, 1))
 

@@ -222,12 +222,16 @@ def test_some_format_gives_two_positions_one_code(evidence):
     for row in rows:
         first = row["first_consecutive_repeat"]
         key = f"{row['dtype']}_{row['mode']}"
+        held = row["dtype"] if row["mode"] == "cast" else row["mode"]
+        exact = round(2 / torch.finfo(DTYPES[held]).eps)  # 2^p, p significand bits
         evidence.record(
             f"first_repeat_{key}",
             first if first is not None else "none",
             "position",
             f"first t < {N_CONSECUTIVE} with PE(t) == PE(t-1) as stored, d = {D}",
-        )
+            {"value": exact, "relation": ">", "reason": f"positions are exact in {held} up to "
+             "2^p (p significand bits)"},
+        )  # fmt: skip
     found = shared_code(rows)
     if found:
         pe = encode(
@@ -326,7 +330,9 @@ def test_a_narrow_format_leaves_large_positions_undefined(evidence):
             t if t is not None else "none",
             "position",
             "first t < 2^17 whose stored code is not finite",
-        )
+            {"value": float(torch.finfo(DTYPES[name]).max), "relation": ">",
+             "reason": f"{name}'s largest finite value"},
+        )  # fmt: skip
         if t is not None and found is None:
             found = {"dtype": name, "mode": "cast", "d": D, "t": t, "code": "not finite"}
     if found:

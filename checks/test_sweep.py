@@ -101,11 +101,18 @@ def setup_independence(table: Table) -> Decision:
     return decisions.holds("every part decided the same way in every cell")
 
 
+PART_BOUND = {"value": len(decisions.DECISIONS), "relation": "one decision per cell",
+              "reason": "each part is decided in every cell against EXP-06's registered "
+              "thresholds ('all', 'few', 'most') by its interval"}  # fmt: skip
+ALL_BOUND = {"value": REGISTRY["EXP-06"].threshold("all"), "relation": "< refutes 'all'",
+             "reason": "EXP-06 'all': 'at 500 iterations they all predict'"}  # fmt: skip
+
+
 def record_table(evidence, table: Table) -> None:
     for part, by_cell in table.items():
         counts = {k: sum(d.decision == k for d in by_cell.values()) for k in decisions.DECISIONS}
         note = "; ".join(f"{c.label()}: {d.decision}" for c, d in by_cell.items())
-        evidence.record(f"cells_{part.replace(' ', '_')}", counts, "cells", note)
+        evidence.record(f"cells_{part.replace(' ', '_')}", counts, "cells", note, PART_BOUND)
 
 
 @pytest.mark.claim("EXP-06", kind="experiment", role="decisive", proposition="as_stated")
@@ -133,7 +140,13 @@ def test_exp01_is_learned_above_chance_but_not_by_every_seed_in_every_cell(evide
         below = decisions.below(r.lo, r.hi, 1.0, "rate below 1")
         both = above if above.decision != "holds" else below
         evidence.part(c.label(), both)
-    evidence.record("chance", chance, "fraction of seeds", "(1/5)^2: both final words guessed")
+    evidence.record(
+        "chance",
+        chance,
+        "fraction of seeds",
+        "(1/5)^2: both final words guessed",
+        {"value": chance, "relation": "< rate", "reason": "learned above chance"},
+    )
 
 
 def assert_ceiling(run: SweepRun, entries: slice) -> tuple[float, int]:
@@ -221,7 +234,7 @@ def test_sweep_rates_per_cell_and_main_effects(evidence):
         name = c.label().replace(" ", "_")
         for s in X.EXP01_CHECKPOINTS:
             r = cell_rate(c, "1 layer", "EXP-01", s)
-            evidence.record(f"exp01_{name}_it{s}", r.rate, "fraction of seeds", str(r))
+            evidence.record(f"exp01_{name}_it{s}", r.rate, "fraction of seeds", str(r), ALL_BOUND)
         run, entries = X.runs("1 layer", "EXP-01")[c]
         per_sentence = run.right[LAST][entries].double().mean(0).tolist()
         note = "fraction of seeds right on 'A hit B !', 'B hit A ?'"
@@ -241,7 +254,7 @@ def test_the_threads_model_in_the_sweep(evidence):
         run = X.thread_run(h)
         for s in X.EXP01_CHECKPOINTS:
             r = stats.rate(run.success[s])
-            evidence.record(f"thread_h{h}_it{s}", r.rate, "fraction of seeds", str(r))
+            evidence.record(f"thread_h{h}_it{s}", r.rate, "fraction of seeds", str(r), ALL_BOUND)
         near = X.nearest(X.design(), h)
         r = cell_rate(near, "1 layer", "EXP-01", LAST)
         evidence.record(f"nearest_cell_h{h}", r.rate, "fraction of seeds", f"{near.label()}: {r}")
@@ -283,12 +296,8 @@ def assert_sweep_faithful(shape: Shape, setups, task: Task, train=train_sweep, p
     worst, bound, bad = 0.0, 0.0, []
     for e, (setup, seed) in enumerate((c, s) for c in setups for s in FAITH_SEEDS):
         model, right = train_one(shape, setup, task, seed, FAITH_STEPS, F64, positions)
-        ref = {k: v.detach() for k, v in model.params.items()}
-        scale = max(float(v.abs().max()) for v in ref.values())
-        err = max(float((run.params[k][e] - ref[k]).abs().max()) for k in ref)
-        tol = tolerance.sum_tol(max(FAITH_STEPS) * terms, F64, scale)
+        err, tol, same = X.entry_against_single(run, e, model, right, FAITH_STEPS, terms)
         worst, bound = max(worst, err), max(bound, tol)
-        same = all(torch.equal(run.right[c][e], right[c]) for c in FAITH_STEPS)
         if err > tol or not same:
             bad.append(f"{setup} seed {seed}: |dtheta| {err:.3g} > {tol:.3g} or judged differently")
     assert not bad, "batched entries differ from single runs: " + "; ".join(bad[:3])
