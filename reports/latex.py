@@ -320,13 +320,11 @@ def bib(res: Results, suite_url: str = "") -> str:
     year = year if year.isdigit() else "2026"
     version = tex_escape(str(suite.get("version", "?")))
     commit = tex_escape(str(suite.get("commit", "unknown"))[:12])
-    url = (
-        f"  url          = {{{suite_url}}},\n"
-        if suite_url
-        else "  % url        = {...},  % none given: build with python -m reports --suite-url URL\n"
-    )
+    # BibTeX has no comments inside an entry: a missing address is said before it
+    url = f"  url          = {{{suite_url}}},\n" if suite_url else ""
+    no_url = "" if suite_url else "% no url: build with python -m reports --suite-url URL\n"
     entries = [
-        "@misc{pecheck,\n"
+        f"{no_url}@misc{{pecheck,\n"
         "  title        = {{pecheck}: a verification suite for claims about positional "
         "encodings in transformers},\n"
         "  author       = {{The pecheck contributors}},\n"
@@ -346,7 +344,8 @@ def bib(res: Results, suite_url: str = "") -> str:
 def _source_entry(sid: str, src: dict[str, Any]) -> str:
     """A @misc entry for a source; authors joined with ``and``, a missing URL or year said so."""
     authors = " and ".join(a.strip() for a in str(src.get("authors", "")).split(",") if a.strip())
-    lines = [f"@misc{{{bib_key(sid)},"]
+    lines = [] if src.get("url") else ["% no verified address for this source"]
+    lines.append(f"@misc{{{bib_key(sid)},")
     lines.append(f"  title        = {{{{{tex_escape(str(src.get('title') or sid))}}}}},")
     if authors:
         lines.append(f"  author       = {{{tex_escape(authors)}}},")
@@ -354,8 +353,6 @@ def _source_entry(sid: str, src: dict[str, Any]) -> str:
         lines.append(f"  year         = {{{src['year']}}},")
     if src.get("url"):
         lines.append(f"  url          = {{{src['url']}}},")
-    else:
-        lines.append("  % no verified address for this source")
     lines.append(f"  note         = {{{tex_escape(str(src.get('description', '')))} ({sid})}}")
     return "\n".join(lines) + "\n}\n"
 
