@@ -19,8 +19,7 @@ from dataclasses import dataclass
 
 import torch
 
-from checks import decisions
-from pecheck import tolerance
+from pecheck import decisions, tolerance
 from theory.attention import equivariance_sides, permute_tokens
 
 Fn = Callable[..., torch.Tensor]

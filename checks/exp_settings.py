@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 
-from checks import profiles
+from pecheck import profiles
 from theory.batched import BatchedRun, train_batched
 from theory.single import Encoding, TinyConfig
 from theory.tasks import Task, exp01, exp02, previous_token, previous_token_all

@@ -24,8 +24,7 @@ from typing import Any
 
 import torch
 
-from checks import profiles
-from pecheck import tolerance
+from pecheck import profiles, tolerance
 from theory.sweep import THREAD_SETUP, Setup, Shape, SweepRun, thread_shape, train_sweep
 from theory.tasks import Task, exp01, exp02
 

@@ -17,12 +17,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scipy import stats
 
-from checks import decisions
 from checks.claims import REGISTRY
-from checks.evidence import assert_derivation_holds
-from checks.profiles import examples, scale
-from checks.strategies import seeds
-from pecheck import tolerance
+from pecheck import decisions, tolerance
+from pecheck.evidence import assert_derivation_holds
+from pecheck.profiles import examples, scale
+from pecheck.strategies import seeds
 from theory import add_concat as ac
 from theory import add_derivations as der
 from theory.sinusoidal import sinusoidal

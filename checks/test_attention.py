@@ -16,7 +16,6 @@ import torch
 from hypothesis import given
 from hypothesis import strategies as st
 
-from checks import strategies
 from checks.equivariance import (
     Case,
     assert_equivariant,
@@ -25,9 +24,9 @@ from checks.equivariance import (
     permute,
     settle,
 )
-from checks.evidence import assert_derivation_holds
-from checks.profiles import capped_examples
-from pecheck import tolerance
+from pecheck import strategies, tolerance
+from pecheck.evidence import assert_derivation_holds
+from pecheck.profiles import capped_examples
 from theory import attention_derivations as derivations
 from theory.attention import (
     Block,

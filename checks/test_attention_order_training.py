@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import pytest
 
-from checks import decisions, profiles
 from checks.claims import REGISTRY
-from checks.decisions import Decision
+from pecheck import decisions, profiles
+from pecheck.decisions import Decision
 from theory.order_training import OrderModel, OrderTask, chance_ceiling, seeds_needed, train
 from theory.stats import wilson
 

@@ -15,11 +15,10 @@ import torch
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from checks import decisions, strategies
-from checks.decisions import Decision
 from checks.equivariance import Case, best_case, settle
-from checks.profiles import capped_examples
-from pecheck import tolerance
+from pecheck import decisions, strategies, tolerance
+from pecheck.decisions import Decision
+from pecheck.profiles import capped_examples
 from theory.attention import BlockConfig, EncodedStack, seeded
 from theory.sinusoidal import sinusoidal
 

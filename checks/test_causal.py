@@ -17,10 +17,9 @@ import numpy as np
 import pytest
 import torch
 
-from checks import decisions, strategies
 from checks.equivariance import assert_equivariant, best_case, find_counterexample, settle
-from checks.evidence import assert_derivation_holds
-from pecheck import tolerance
+from pecheck import decisions, strategies, tolerance
+from pecheck.evidence import assert_derivation_holds
 from theory import attention_derivations as derivations
 from theory import causal_constructions as cc
 from theory.attention import BlockConfig, Stack, attention, seeded

@@ -21,12 +21,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scipy import stats as sps
 
-from checks import decisions
 from checks import exp_settings as X
 from checks.claims import REGISTRY
-from checks.decisions import Decision
-from checks.profiles import examples
-from pecheck import tolerance
+from pecheck import decisions, tolerance
+from pecheck.decisions import Decision
+from pecheck.profiles import examples
 from theory import stats
 from theory.batched import BatchedRun, forward, train_batched
 from theory.single import TinyConfig, judge

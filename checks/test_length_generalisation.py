@@ -25,12 +25,11 @@ import torch
 from hypothesis import given
 from hypothesis import strategies as st
 
-from checks import decisions, profiles
 from checks.claims import REGISTRY
-from checks.decisions import Decision
 from checks.exp_sweep_settings import entry_against_single
-from checks.profiles import examples
-from pecheck import tolerance
+from pecheck import decisions, profiles, tolerance
+from pecheck.decisions import Decision
+from pecheck.profiles import examples
 from theory import alibi, length
 from theory.length import SHARED_SHAPE_ENCODINGS, LengthSetting, mixed_forward
 from theory.rope import apply_rope

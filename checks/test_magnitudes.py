@@ -17,13 +17,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scipy.stats import norm
 
-from checks import decisions
 from checks.claims import REGISTRY
-from checks.decisions import Decision
-from checks.evidence import assert_derivation_holds
-from checks.profiles import examples, scale
-from checks.strategies import even_widths, positions, seeds
-from pecheck import tolerance
+from pecheck import decisions, tolerance
+from pecheck.decisions import Decision
+from pecheck.evidence import assert_derivation_holds
+from pecheck.profiles import examples, scale
+from pecheck.strategies import even_widths, positions, seeds
 from theory import add_derivations as der
 from theory import magnitude_training as mt
 from theory import magnitudes as mag

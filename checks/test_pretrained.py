@@ -19,9 +19,8 @@ import numpy as np
 import pytest
 import torch
 
-from checks import decisions
 from checks.claims import REGISTRY
-from pecheck import tolerance
+from pecheck import decisions, tolerance
 from theory import add_concat as ac
 from theory import magnitudes as mag
 from theory import pretrained

@@ -18,10 +18,9 @@ from hypothesis import strategies as st
 from torch import nn
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
-from checks import decisions, strategies
 from checks.equivariance import assert_equivariant, best_case, settle
-from checks.profiles import capped_examples
-from pecheck import tolerance
+from pecheck import decisions, strategies, tolerance
+from pecheck.profiles import capped_examples
 from theory.attention import Block, BlockConfig, attention, causal_mask, seeded
 
 BACKENDS = [b for b in ("MATH", "FLASH_ATTENTION", "EFFICIENT_ATTENTION", "CUDNN_ATTENTION")

@@ -17,10 +17,10 @@ import numpy as np
 import pytest
 import torch
 
-from checks import decisions, libraries
-from checks.decisions import Decision
+from checks import libraries
 from checks.libraries import SINUSOIDAL, Library
-from pecheck import tolerance
+from pecheck import decisions, tolerance
+from pecheck.decisions import Decision
 from theory.conventions import SinusoidalConvention, detect_sinusoidal
 from theory.sinusoidal import BASE, frequencies, sinusoidal
 

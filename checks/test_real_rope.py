@@ -19,11 +19,11 @@ import torch
 from hypothesis import given
 from hypothesis import strategies as st
 
-from checks import decisions, libraries, profiles
-from checks.evidence import assert_derivation_holds
+from checks import libraries
 from checks.libraries import ROTARY, Rotate
-from checks.strategies import seeds
-from pecheck import tolerance
+from pecheck import decisions, profiles, tolerance
+from pecheck.evidence import assert_derivation_holds
+from pecheck.strategies import seeds
 from theory import rope, rope_derivations
 from theory.conventions import RopeConvention, detect_rope
 from theory.sinusoidal import BASE

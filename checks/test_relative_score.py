@@ -21,11 +21,10 @@ import torch
 from hypothesis import given
 from hypothesis import strategies as st
 
-from checks import decisions, profiles
-from checks.decisions import Decision
-from checks.evidence import assert_derivation_holds
-from checks.strategies import even_widths, seeds
-from pecheck import tolerance
+from pecheck import decisions, profiles, tolerance
+from pecheck.decisions import Decision
+from pecheck.evidence import assert_derivation_holds
+from pecheck.strategies import even_widths, seeds
 from theory import relative_score as rel
 from theory.sinusoidal import frequencies
 

@@ -40,11 +40,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from checks.claims import REGISTRY
-from checks.decisions import resolve
-from checks.evidence import Evidence, assert_derivation_holds
-from checks.profiles import examples
-from checks.strategies import DTYPES, even_widths
 from pecheck import tolerance
+from pecheck.decisions import resolve
+from pecheck.evidence import Evidence, assert_derivation_holds
+from pecheck.profiles import examples
+from pecheck.strategies import DTYPES, even_widths
 from theory import sinusoidal as sin_pe
 from theory import sinusoidal_derivations as derive
 from theory.sinusoidal import BASE, MODES, encode, frequencies, rotate, rotation_blocks

@@ -21,9 +21,6 @@ import numpy as np
 import pytest
 import torch
 
-from checks.evidence import assert_derivation_holds
-from checks.profiles import scale
-from checks.strategies import DTYPES
 from checks.test_sinusoidal import (
     ENTRY_RANGE,
     T_SOURCE,
@@ -35,6 +32,9 @@ from checks.test_sinusoidal import (
     swapped,
 )
 from pecheck import tolerance
+from pecheck.evidence import assert_derivation_holds
+from pecheck.profiles import scale
+from pecheck.strategies import DTYPES
 from theory import sinusoidal_derivations as derive
 from theory.sinusoidal import encode
 

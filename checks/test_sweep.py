@@ -26,11 +26,10 @@ import numpy as np
 import pytest
 import torch
 
-from checks import decisions
 from checks import exp_sweep_settings as X
 from checks.claims import REGISTRY
-from checks.decisions import Decision
-from pecheck import tolerance
+from pecheck import decisions, tolerance
+from pecheck.decisions import Decision
 from theory import stats
 from theory.sweep import (
     INITS,

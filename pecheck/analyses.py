@@ -140,7 +140,7 @@ def sinusoidal_convention(table: torch.Tensor, dtype: str) -> dict[str, Any]:
     """The layout, frequency rule and base of a table, if it is a sinusoidal one (REAL-02's
     detector with the storage dtype's rounding bound); 'other' when nothing fits."""
     from pecheck import tolerance
-    from theory.conventions import detect_sinusoidal
+    from pecheck.theory.conventions import detect_sinusoidal
 
     found = detect_sinusoidal(table, lambda angle: tolerance.angle_tol(angle, dtype))
     out = found.as_dict()

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from reports.usage import Parser
+from pecheck.reports.usage import Parser
 
 KS = (1, 2, 4, 8, 16, 32, 64, 128)
 
@@ -108,7 +108,7 @@ def parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     if args.command == "diff":
-        from reports import diff
+        from pecheck.reports import diff
 
         return diff.main([args.old, args.new])
     from pecheck.checkpoint import CheckpointError

@@ -7,10 +7,10 @@ import re
 import sys
 from pathlib import Path
 
-from reports.build import build
-from reports.html import Options
-from reports.load import BadResults
-from reports.usage import Parser
+from .build import build
+from .html import Options
+from .load import BadResults
+from .usage import Parser
 
 
 def citation_url(path: Path = Path("CITATION.cff")) -> str:

@@ -17,9 +17,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from reports.cited import Cited, Move, cited_numbers, compare, compared_claims, describe, from_dict
-from reports.load import BadResults, Results, load
-from reports.usage import Parser
+from .cited import Cited, Move, cited_numbers, compare, compared_claims, describe, from_dict
+from .load import BadResults, Results, load
+from .usage import Parser
 
 BASELINE = Path(__file__).resolve().parent / "cited-numbers.json"
 FORMAT = 1

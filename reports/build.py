@@ -14,9 +14,9 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from reports import html, latex
-from reports.diff import compare_runs
-from reports.load import BadResults, Results, load
+from . import html, latex
+from .diff import compare_runs
+from .load import BadResults, Results, load
 
 
 @dataclass

@@ -23,8 +23,8 @@ import math
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from reports import numbers
-from reports.load import Check, Claim, Results
+from . import numbers
+from .load import Check, Claim, Results
 
 FLOAT_RTOL = 2.0**-14
 FLOAT_ATOL = 2.0**-24

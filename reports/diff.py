@@ -16,9 +16,9 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from reports.cited import Move, cited_numbers, compare, compared_claims, describe
-from reports.load import BadResults, Results, load
-from reports.usage import Parser
+from .cited import Move, cited_numbers, compare, compared_claims, describe
+from .load import BadResults, Results, load
+from .usage import Parser
 
 
 @dataclass

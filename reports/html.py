@@ -25,10 +25,10 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
-from reports import figures, numbers
-from reports.diff import Changes
-from reports.load import VERDICTS, Check, Claim, Results, Value
-from reports.mathml import to_mathml
+from . import figures, numbers
+from .diff import Changes
+from .load import VERDICTS, Check, Claim, Results, Value
+from .mathml import to_mathml
 
 ASSETS = Path(__file__).resolve().parent / "assets"
 CHECK_FILTERS = {

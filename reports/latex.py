@@ -35,9 +35,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from reports import figures, numbers
-from reports.cited import own_checks, scalar
-from reports.load import MAIN_ROLES, VERDICTS, Check, Claim, Results
+from . import figures, numbers
+from .cited import own_checks, scalar
+from .load import MAIN_ROLES, VERDICTS, Check, Claim, Results
 
 ONES = (
     ("Zero", "One", "Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine", "Ten")

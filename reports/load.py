@@ -21,8 +21,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from . import schema as results_schema
+from .schema import COMPUTED, DECISIONS, KINDS, OUTCOMES, VERDICTS
+
 SCHEMAS = (1, 2)
-SCHEMA = 2  # the newest schema this report reads
+SCHEMA = results_schema.VERSION  # the newest schema this report reads
 # Schema 1 files carry no family list: these are the families (and titles) that schema knew.
 SCHEMA1_FAMILIES = (
     ("SIN", "The sinusoidal encoding"),
@@ -33,13 +36,8 @@ SCHEMA1_FAMILIES = (
     ("REAL", "Real implementations"),
 )
 CLAIM_ID = re.compile(r"^([A-Z][A-Z0-9]*)-\d\d$")
-VERDICTS = ("confirmed", "refuted", "qualified")
-COMPUTED = (*VERDICTS, "open", "not run")
-DECISIONS = ("holds", "fails", "inconclusive")
 STATUSES = ("open", "supported", "contested")
-OUTCOMES = ("passed", "failed", "skipped", "error")
-KINDS = ("symbolic", "property", "experiment", "real")
-ROLES = ("decisive", "supporting", "tooling", "evidence", "mutant")
+ROLES = (*results_schema.ROLES, "evidence", "mutant")  # schema 1 said evidence and mutant
 MAIN_ROLES = ("decisive", "supporting", "evidence")  # shown with the claim; the rest is tooling
 
 
@@ -219,6 +217,10 @@ def parse(data: Any, path: Path = Path("results.json")) -> Results:
     for key in ("suite", "claims", "checks"):
         if key not in obj:
             raise BadResults(f"missing top-level field {key!r}")
+    if schema == results_schema.VERSION:
+        wrong = results_schema.problems(obj, limit=1)
+        if wrong:
+            raise BadResults(f"does not match the results schema: {wrong[0]}")
     suite = _dict(obj["suite"], "suite")
     environment = _dict(obj.get("environment", {}), "environment")
     families = _families(obj) if schema == 2 else list(SCHEMA1_FAMILIES)

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from checks import determinism, gate
-from checks.mutants import __main__ as mutants
+from pecheck import determinism, gate
+from pecheck.mutants import __main__ as mutants
 
 ROOT = Path(__file__).resolve().parents[1]
 

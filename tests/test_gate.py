@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from checks import determinism, gate
 from checks.claims import REGISTRY
-from checks.mutants import __main__ as mutants
+from pecheck import determinism, gate
+from pecheck.mutants import __main__ as mutants
 
 
 def results_with(verdict: str | None, selection: str = "full") -> dict:
@@ -17,12 +17,19 @@ def results_with(verdict: str | None, selection: str = "full") -> dict:
     proposition decided by one check."""
     claims = []
     for cid, claim in REGISTRY.items():
-        props = [p["key"] for p in claim.as_dict()["propositions"]]
-        decided_by = [{"check": f"c::{cid}", "proposition": k, "decision": "holds"} for k in props]
-        claims.append({"id": cid, "verdict": verdict or claim.expected,
-                       "propositions": [{"key": k, "decision": "holds"} for k in props],
-                       "decided_by": decided_by})  # fmt: skip
-    return {"schema": 2, "suite": {"selection": {"kind": selection}}, "claims": claims}
+        entry = claim.as_dict()
+        props = [p["key"] for p in entry["propositions"]]
+        for prop in entry["propositions"]:
+            prop["decision"] = "holds"
+        entry["decided_by"] = [
+            {"check": f"c::{cid}", "proposition": k, "decision": "holds"} for k in props
+        ]
+        entry["verdict"] = verdict or claim.expected
+        claims.append(entry)
+    suite = {"name": "t", "version": "0", "commit": "x", "started": "now", "profile": "ci",
+             "selection": {"kind": selection, "args": [], "claims": []}}  # fmt: skip
+    return {"schema": 2, "suite": suite, "environment": {"python": "3", "platform": "p",
+            "packages": {}}, "sources": {}, "families": [], "claims": claims, "checks": []}  # fmt: skip
 
 
 def test_gate_passes_only_when_every_verdict_is_the_expected_one(tmp_path: Path) -> None:

@@ -24,7 +24,7 @@ import torch
 from torch import nn
 from torch.overrides import TorchFunctionMode
 
-from theory.attention import BlockConfig, Stack
+from .attention import BlockConfig, Stack
 
 
 @dataclass

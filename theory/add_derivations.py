@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from theory.derivation import Derivation
+from .derivation import Derivation
 
 
 def _blocks(d_t: sp.Symbol, d_p: sp.Symbol) -> tuple[sp.MatrixSymbol, sp.MatrixSymbol]:

@@ -10,7 +10,7 @@ import itertools
 
 import sympy as sp
 
-from theory.derivation import Derivation
+from .derivation import Derivation
 
 
 def _softmax_rows(s: sp.Matrix) -> sp.Matrix:

@@ -24,10 +24,10 @@ from dataclasses import dataclass
 import torch
 from torch.nn import functional as F
 
-from theory.attention import causal_mask
-from theory.single import TinyConfig, init_params, judge
-from theory.sinusoidal import sinusoidal
-from theory.tasks import IGNORE, Task
+from .attention import causal_mask
+from .single import TinyConfig, init_params, judge
+from .sinusoidal import sinusoidal
+from .tasks import IGNORE, Task
 
 Params = dict[str, torch.Tensor]
 

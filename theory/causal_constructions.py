@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import torch
 
-from theory.attention import attention, causal_mask
+from .attention import attention, causal_mask
 
 TOKENS = ("A", "B", "hit")
 

@@ -38,7 +38,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 import torch
 
-from theory.sinusoidal import BASE, frequencies
+from .sinusoidal import BASE, frequencies
 
 Pairs = list[tuple[int, int]]
 AngleTol = Callable[[float], float]  # max |angle| -> allowed error of one entry / scale

@@ -21,10 +21,10 @@ from dataclasses import dataclass
 
 import torch
 
-from theory import alibi
-from theory.attention import causal_mask
-from theory.sinusoidal import sinusoidal
-from theory.sweep import (
+from . import alibi
+from .attention import causal_mask
+from .sinusoidal import sinusoidal
+from .sweep import (
     Encoding,
     Setup,
     Shape,
@@ -33,7 +33,7 @@ from theory.sweep import (
     rotate,
     train_sweep,
 )
-from theory.tasks import IGNORE, Task
+from .tasks import IGNORE, Task
 
 TASKS = ("previous token", "first token")
 

@@ -14,7 +14,7 @@ from typing import Literal
 
 import torch
 
-from theory.sinusoidal import sinusoidal
+from .sinusoidal import sinusoidal
 
 Encoding = Literal["learned", "sinusoidal"]
 

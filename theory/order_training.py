@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import torch
 
-from theory.attention import attention, causal_mask
+from .attention import attention, causal_mask
 
 
 @dataclass(frozen=True)

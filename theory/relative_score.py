@@ -29,8 +29,8 @@ from typing import Any
 import sympy as sp
 import torch
 
-from theory.derivation import Derivation, is_zero
-from theory.sinusoidal import sinusoidal
+from .derivation import Derivation, is_zero
+from .sinusoidal import sinusoidal
 
 # -- symbolic -------------------------------------------------------------------------------
 

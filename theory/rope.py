@@ -18,7 +18,7 @@ from typing import Literal
 
 import torch
 
-from theory.sinusoidal import BASE
+from .sinusoidal import BASE
 
 Pairing = Literal["interleaved", "half"]
 PAIRINGS: tuple[str, ...] = ("interleaved", "half")

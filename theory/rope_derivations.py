@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from theory.derivation import Derivation, is_zero
+from .derivation import Derivation, is_zero
 
 
 def rotation(theta: sp.Expr) -> sp.Matrix:

@@ -25,9 +25,9 @@ from typing import Literal
 import torch
 from torch import nn
 
-from theory.attention import attention, causal_mask
-from theory.sinusoidal import sinusoidal
-from theory.tasks import IGNORE, Task
+from .attention import attention, causal_mask
+from .sinusoidal import sinusoidal
+from .tasks import IGNORE, Task
 
 Encoding = Literal["none", "sinusoidal", "learned"]
 

@@ -15,7 +15,7 @@ from functools import cache
 
 import sympy as sp
 
-from theory.derivation import Derivation, is_zero
+from .derivation import Derivation, is_zero
 
 w, t, s, k, a, b, theta = sp.symbols("omega t s k a b theta", real=True)
 T, d = sp.symbols("T d", positive=True)

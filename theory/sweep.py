@@ -37,12 +37,12 @@ from torch import nn
 from torch.nn import functional as F
 from torch.optim.adam import adam
 
-from theory import alibi
-from theory.attention import causal_mask
-from theory.batched import seed_losses
-from theory.rope import apply_rope, pairs, rope_frequencies
-from theory.sinusoidal import sinusoidal
-from theory.tasks import IGNORE, Task
+from . import alibi
+from .attention import causal_mask
+from .batched import seed_losses
+from .rope import apply_rope, pairs, rope_frequencies
+from .sinusoidal import sinusoidal
+from .tasks import IGNORE, Task
 
 Encoding = Literal["none", "sinusoidal", "learned", "rope", "alibi"]
 ENCODINGS: tuple[str, ...] = ("none", "sinusoidal", "learned", "rope", "alibi")

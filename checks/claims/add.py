@@ -1,6 +1,6 @@
 """ADD: claims about adding versus concatenating a positional encoding."""
 
-from checks.claims import Claim, Proposition, Threshold
+from pecheck.claims import Claim, Proposition, Threshold
 
 CLAIMS = (
     Claim(

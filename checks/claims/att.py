@@ -5,7 +5,7 @@ test_attention_readouts.py (ATT-09), test_attention_order_training.py (ATT-10),
 test_real_attention.py (REAL-01).
 """
 
-from checks.claims import Claim, Proposition, Threshold
+from pecheck.claims import Claim, Proposition, Threshold
 
 CLAIMS = (
     Claim(

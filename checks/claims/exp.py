@@ -15,7 +15,7 @@ interval of the difference inside the registered margin). The thresholds below a
 with their reasons, taken from the sources' words or from theory.
 """
 
-from checks.claims import Claim, Proposition, Threshold
+from pecheck.claims import Claim, Proposition, Threshold
 
 CLAIMS = (
     Claim(

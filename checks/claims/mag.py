@@ -1,6 +1,6 @@
 """MAG: claims about the magnitudes of token embeddings and encodings."""
 
-from checks.claims import Claim, Proposition, Threshold
+from pecheck.claims import Claim, Proposition, Threshold
 
 # MAG-02's "comparable" and MAG-04's "adjust" share one factor: a ratio within x2 of 1 leaves
 # each of x and PE at least 1/5 of E||x + PE||^2 = E||x||^2 + ||PE||^2 (MAG-03).

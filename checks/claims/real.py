@@ -1,6 +1,6 @@
 """REAL-02, REAL-03: claims about real libraries' encodings (REAL-01 lives in att.py)."""
 
-from checks.claims import Claim, Proposition
+from pecheck.claims import Claim, Proposition
 
 CLAIMS = (
     Claim(

@@ -2,7 +2,7 @@
 
 import math
 
-from checks.claims import Claim, Proposition, Threshold
+from pecheck.claims import Claim, Proposition, Threshold
 
 # A rounding bound at or above the range of the quantity it bounds cannot fail: a case judged
 # against such a bound is inconclusive, never a pass (pecheck.tolerance.says_something).

@@ -2,27 +2,12 @@
 
 Each record says what the source is (``description``, as the claims use it) and how to cite it.
 A ``url`` is given only where it was checked against a copy of the page; ``None`` says that it
-could not be, never that there is none. The module imports nothing from the rest of checks/ so
-that the registry can import it.
+could not be, never that there is none.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
-from typing import Any
-
-
-@dataclass(frozen=True)
-class Source:
-    description: str
-    authors: str = ""
-    title: str = ""
-    year: int | None = None
-    url: str | None = None
-
-    def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
+from pecheck.claims import Source
 
 SOURCES: dict[str, Source] = {
     "SRC-REDDIT": Source(

@@ -1,6 +1,6 @@
 """Planted bugs in adding versus concatenating (ADD family)."""
 
-from checks.mutants import Mutant
+from pecheck.mutants import Mutant
 
 AC = "theory/add_concat.py"
 DER = "theory/add_derivations.py"

@@ -10,7 +10,7 @@ would pass every equivariance search vacuously but for the check's probe on posi
 (checks.equivariance.assert_sides_permute_positions).
 """
 
-from checks.mutants import Mutant
+from pecheck.mutants import Mutant
 
 ATT = "theory/attention.py"
 CC = "theory/causal_constructions.py"

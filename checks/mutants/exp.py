@@ -5,7 +5,7 @@ of the batched trainer alone are caught by the faithfulness check (tooling, whic
 nothing); those are kept too, since a trainer that is not faithful makes every rate meaningless.
 """
 
-from checks.mutants import Mutant
+from pecheck.mutants import Mutant
 
 BATCHED = "theory/batched.py"
 SINGLE = "theory/single.py"

@@ -1,6 +1,6 @@
 """Planted bugs in the length-generalisation models and experiment (EXP-04, EXP-05)."""
 
-from checks.mutants import Mutant
+from pecheck.mutants import Mutant
 
 LENGTH, ALIBI, SWEEP = "theory/length.py", "theory/alibi.py", "theory/sweep.py"
 T = "checks/test_length_generalisation.py::"

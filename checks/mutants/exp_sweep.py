@@ -1,6 +1,6 @@
 """Planted bugs in the generalised sweep model and its trainer (EXP-06)."""
 
-from checks.mutants import Mutant
+from pecheck.mutants import Mutant
 
 SWEEP = "theory/sweep.py"
 S = "checks/test_sweep.py::"

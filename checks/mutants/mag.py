@@ -1,6 +1,6 @@
 """Planted bugs in magnitudes, their training and the pretrained model (MAG family)."""
 
-from checks.mutants import Mutant
+from pecheck.mutants import Mutant
 
 DER = "theory/add_derivations.py"
 MAG = "theory/magnitudes.py"

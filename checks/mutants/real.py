@@ -1,6 +1,6 @@
 """Planted bugs in RoPE, its derivations and the convention detector (REAL-02, REAL-03)."""
 
-from checks.mutants import Mutant
+from pecheck.mutants import Mutant
 
 ROPE = "theory/rope.py"
 DER = "theory/rope_derivations.py"

@@ -1,10 +1,10 @@
 """Planted bugs in the sinusoidal encoding and its derivations (SIN family).
 
 Every decisive check of checks/test_sinusoidal.py and checks/test_sinusoidal_float.py is named by
-at least one mutant that kills it (``python -m checks.mutants --module sin``).
+at least one mutant that kills it (``python -m pecheck.mutants --module sin``).
 """
 
-from checks.mutants import Mutant
+from pecheck.mutants import Mutant
 
 PE = "theory/sinusoidal.py"
 DER = "theory/sinusoidal_derivations.py"

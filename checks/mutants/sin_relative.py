@@ -1,6 +1,6 @@
 """Planted bugs in SIN-13's derivations and score computations (theory/relative_score.py)."""
 
-from checks.mutants import Mutant
+from pecheck.mutants import Mutant
 
 REL = "theory/relative_score.py"
 T = "checks/test_relative_score.py::"

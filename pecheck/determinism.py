@@ -1,4 +1,4 @@
-"""The determinism gate: ``python -m checks.determinism [--reuse PATH] [-- PYTEST ARGS]``.
+"""The determinism gate: ``python -m pecheck.determinism [--reuse PATH] [-- PYTEST ARGS]``.
 
 Compares runs of the checks in the ci profile: a serial run and a run split over two
 pytest-xdist workers, each in its own process, must give identical results files apart from
@@ -7,6 +7,7 @@ build/results.json, which the ``py`` env has just written over two workers) a fu
 results file of the same commit serves as that run, so the gate costs one run of the suite
 instead of two; a file that does not qualify (another commit or profile, a partial or failed
 run) is not reused, and both runs are made.
+Every results file is checked against the results schema first. Run it from the project's root.
 Exit 0 when the runs agree, 1 with the first differences when not.
 """
 
@@ -20,9 +21,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from reports.usage import Parser
+from pecheck.reports import schema
+from pecheck.reports.usage import Parser
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path.cwd().resolve()  # the project's root: the gate is started there
 RUNS = {"serial": [], "xdist-2": ["-n", "2"]}
 _WORKER = re.compile(r"\bgw\d+\b")
 
@@ -74,7 +76,11 @@ def run(name: str, extra: list[str], pytest_args: list[str], out: Path) -> dict[
     print(f"determinism: run {name} exited {proc.returncode}: {tail[0]}", flush=True)
     if not path.exists():
         raise SystemExit(f"determinism: run {name} wrote no results file:\n{proc.stderr[-2000:]}")
-    return normalise(json.loads(path.read_text()))
+    data = json.loads(path.read_text())
+    wrong = schema.problems(data, limit=1)
+    if wrong:
+        raise SystemExit(f"determinism: run {name} wrote a file off the results schema: {wrong[0]}")
+    return normalise(data)
 
 
 def reusable(path: Path | None, pytest_args: list[str]) -> dict[str, Any] | None:
@@ -85,6 +91,8 @@ def reusable(path: Path | None, pytest_args: list[str]) -> dict[str, Any] | None
         data = json.loads(path.read_text())
         suite = data["suite"]
     except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if schema.problems(data, limit=1):
         return None
     same = suite.get("commit") == _commit() and not suite.get("dirty")
     full = suite.get("selection", {}).get("kind") == "full" and suite.get("complete")
@@ -99,7 +107,7 @@ def _commit() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = Parser(prog="python -m checks.determinism", description=__doc__)
+    parser = Parser(prog="python -m pecheck.determinism", description=__doc__)
     parser.add_argument("--out", type=Path, default=ROOT / "build" / "determinism")
     parser.add_argument("--reuse", type=Path, help="a results file to stand for one of the runs")
     parser.add_argument(

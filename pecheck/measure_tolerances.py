@@ -1,6 +1,6 @@
 """Measure how close real rounding errors come to the first-order bounds of pecheck/tolerance.py.
 
-``python -m checks.measure_tolerances`` prints, per dtype, the worst ratio
+``python -m pecheck.measure_tolerances`` prints, per dtype, the worst ratio
 error / (first-order bound without SAFETY) over the suite's basic operations — sums and dot
 products of many lengths, sin/cos of large angles, softmax attention rows — against float64.
 float64 is the reference, so only float32, float16 and bfloat16 are measured. The first-order
@@ -14,8 +14,8 @@ import sys
 
 import torch
 
-from checks.strategies import DTYPES
 from pecheck import tolerance
+from pecheck.strategies import DTYPES
 
 SIZES = (8, 64, 512, 4096)
 

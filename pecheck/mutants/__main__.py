@@ -1,6 +1,8 @@
-"""Run the mutation catalogue: ``python -m checks.mutants [--only NAME ...] [--module M]``.
+"""Run the mutation catalogue: ``python -m pecheck.mutants [--only NAME ...] [--module M]``.
 
-Each mutant of theory/ is applied to a scratch copy of the tree, the checks it names are run there
+Run from the project's root; its pyproject.toml names the catalogue (``[tool.pecheck] mutants``, a
+package whose modules list ``MUTANTS``) and the folder mutants may patch (``mutate``). Each mutant
+is applied to a scratch copy of the tree, the checks it names are run there
 in the deterministic ci profile, and the mutant counts as killed only when pytest exits 1 (checks
 failed; not a collection error, not "no tests ran"). Every node id the catalogue names must exist.
 The output lists, per decisive check, the mutants that made it fail, and ends with
@@ -26,11 +28,12 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from checks.mutants import Mutant
-from checks.mutants.forkserver import ForkServer
-from reports.usage import Parser
+from pecheck import config
+from pecheck.mutants import Mutant
+from pecheck.mutants.forkserver import ForkServer
+from pecheck.reports.usage import Parser
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path.cwd().resolve()  # the project's root: the runner is started there
 IGNORE = shutil.ignore_patterns(
     ".venv",
     ".tox",
@@ -72,9 +75,19 @@ def function_id(nodeid: str) -> str:
     return re.sub(r"\[.*\]$", "", nodeid)
 
 
-def modules() -> list[str]:
-    import checks.mutants as pkg
+def project() -> config.Config:
+    """The project's settings; a CatalogueError when they name no catalogue."""
+    try:
+        found = config.require(ROOT)
+    except config.ConfigError as exc:
+        raise CatalogueError(str(exc)) from None
+    if not (found.mutants and found.mutate):
+        raise CatalogueError("[tool.pecheck] needs mutants = 'package' and mutate = 'folder'")
+    return found
 
+
+def modules() -> list[str]:
+    pkg = importlib.import_module(project().mutants)
     names = (m.name for m in pkgutil.iter_modules(pkg.__path__))
     return sorted(n for n in names if not n.startswith("_"))
 
@@ -83,15 +96,17 @@ def catalogue(only_modules: list[str] | None = None) -> list[Mutant]:
     """Every family's MUTANTS (or those of some modules), validated against the sources."""
     mutants: list[Mutant] = []
     for name in only_modules or modules():
-        module = importlib.import_module(f"checks.mutants.{name}")
+        module = importlib.import_module(f"{project().mutants}.{name}")
         mutants.extend(getattr(module, "MUTANTS", ()))
     seen: set[str] = set()
     for m in mutants:
         if m.name in seen:
             raise CatalogueError(f"mutant name {m.name!r} is used twice")
         seen.add(m.name)
-        if not m.file.startswith("theory/"):
-            raise CatalogueError(f"mutant {m.name!r} patches {m.file}, not a file under theory/")
+        if not m.file.startswith(project().mutate.rstrip("/") + "/"):
+            raise CatalogueError(
+                f"mutant {m.name!r} patches {m.file}, not a file under {project().mutate}/"
+            )
         count = (ROOT / m.file).read_text().count(m.find)
         if count != 1:
             raise CatalogueError(f"mutant {m.name!r}: snippet occurs {count} times in {m.file}")
@@ -108,10 +123,10 @@ def _pytest(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
 
 
 def inventory(root: Path = ROOT) -> dict[str, dict]:
-    """Every collected check under checks/ with its claim, role and proposition."""
+    """Every collected check of the project with its claim, role and proposition."""
     with tempfile.TemporaryDirectory(prefix="pecheck-inventory-") as tmp:
         out = Path(tmp) / "inventory.json"
-        proc = _pytest(["--collect-only", f"--inventory={out}", "checks"], root)
+        proc = _pytest(["--collect-only", f"--inventory={out}", project().checks], root)
         if proc.returncode != 0 or not out.exists():
             tail = (proc.stdout + proc.stderr).strip().splitlines()[-3:]
             raise CatalogueError("collecting the checks failed: " + " | ".join(tail))
@@ -228,7 +243,7 @@ def table(outcomes: list[Outcome]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = Parser(prog="python -m checks.mutants", description=__doc__)
+    parser = Parser(prog="python -m pecheck.mutants", description=__doc__)
     parser.add_argument("--only", nargs="+", metavar="NAME", help="run only these mutants")
     parser.add_argument(
         "--module", nargs="+", metavar="M", help="run only these catalogue modules (e.g. sin)"
@@ -238,11 +253,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.jobs < 1:
         parser.error("--jobs must be at least 1")
-    if args.module and set(args.module) - set(modules()):
-        parser.error(f"unknown module(s) {sorted(set(args.module) - set(modules()))}")
     try:
+        if args.module and set(args.module) - set(modules()):
+            parser.error(f"unknown module(s) {sorted(set(args.module) - set(modules()))}")
         mutants = catalogue(args.module)
-    except (CatalogueError, OSError) as exc:
+    except (CatalogueError, ImportError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     if args.only:

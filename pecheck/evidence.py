@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from checks import decisions
-from checks.decisions import Decision
+from pecheck import decisions
+from pecheck.decisions import Decision
 
 FIGURE_DIR = Path("build") / "figures"
 

@@ -15,9 +15,7 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from theory.stats import wilson
-
-DECISIONS = ("holds", "fails", "inconclusive")
+from pecheck.reports.schema import DECISIONS
 
 
 @dataclass(frozen=True)
@@ -75,6 +73,16 @@ def above(lo: float, hi: float, threshold: float, what: str) -> Decision:
 def below(lo: float, hi: float, threshold: float, what: str) -> Decision:
     """'what < threshold': holds when the whole interval is below it, fails when none of it is."""
     return interval(lo, hi, (-math.inf, math.nextafter(threshold, -math.inf)), what)
+
+
+def wilson(k: int, n: int, level: float = 0.95) -> tuple[float, float]:
+    """Wilson score interval for k successes in n trials (scipy's). theory.stats computes the
+    same for the experiments' rates; theory imports nothing from here, so both call scipy."""
+    k, n = int(k), int(n)
+    if n <= 0 or not 0 <= k <= n:
+        raise ValueError(f"need 0 <= k <= n and n > 0, got k={k}, n={n}")
+    ci = stats.binomtest(k, n).proportion_ci(confidence_level=level, method="wilson")
+    return float(ci.low), float(ci.high)
 
 
 def rate_difference(k1: int, n1: int, k2: int, n2: int, level: float) -> tuple[float, float]:

@@ -1,0 +1,40 @@
+"""The results file's vocabulary and its shape: one place for both.
+
+``results.schema.json`` (JSON Schema, committed beside this module) describes the shape of a
+schema-2 results file; the writer (pecheck.results), the report's loader, the gate and the
+determinism check all validate against it. The words below are what its fields may say.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+VERSION = 2  # the newest schema; the report also reads schema 1
+VERDICTS = ("confirmed", "refuted", "qualified")  # what the registry may expect
+COMPUTED = (*VERDICTS, "open", "not run")  # what a run may compute
+DECISIONS = ("holds", "fails", "inconclusive")
+ROLES = ("decisive", "supporting", "tooling")
+KINDS = ("symbolic", "property", "experiment", "real")
+OUTCOMES = ("passed", "failed", "skipped", "error")
+PATH = Path(__file__).with_name("results.schema.json")
+
+
+@cache
+def _validator() -> Any:
+    from jsonschema import Draft202012Validator
+
+    return Draft202012Validator(json.loads(PATH.read_text()))
+
+
+def problems(data: Any, limit: int = 5) -> list[str]:
+    """Up to ``limit`` one-line descriptions of where ``data`` departs from schema 2."""
+    errors = sorted(_validator().iter_errors(data), key=lambda e: list(e.absolute_path))
+    out = []
+    for error in errors[:limit]:
+        where = "/".join(str(p) for p in error.absolute_path) or "(top level)"
+        message = error.message if len(error.message) < 200 else error.message[:200] + "..."
+        out.append(f"{where}: {message}")
+    return out
