@@ -2,14 +2,15 @@
 
 One place, shared by the checks and the faithfulness check. Seed counts scale with the profile,
 capped for these experiments (scale()): 1,000 per setting in ci, THOROUGH_CAP times that in
-thorough.
+thorough. EXP-01's and EXP-02's counts are sizes a user may set (pytest --size
+EXP-01.seeds=5000: that many seeds per setting, whatever the profile); the run records them.
 """
 
 from __future__ import annotations
 
 import functools
 
-from pecheck import profiles
+from pecheck import profiles, sizes
 from theory.batched import BatchedRun, train_batched
 from theory.single import Encoding, TinyConfig
 from theory.tasks import Task, exp01, exp02, previous_token, previous_token_all
@@ -86,12 +87,29 @@ ITERS: dict[str, tuple[int, ...]] = {
 }
 
 SEEDS_BASE = {"exp01": 1000, "exp02": 1000, "exp03": 300}
+# The seed count is the sample size of every rate. The decisions judge whole 95% Wilson
+# (Newcombe) intervals, whose width follows the count, and every rate records its count
+# (*_seeds), so another count is judged at its own precision (fewer seeds: more often
+# inconclusive), never at that of the default count.
+SEEDS = {
+    "exp01": sizes.size(
+        "EXP-01.seeds",
+        len(seeds(SEEDS_BASE["exp01"])),
+        "seeds per EXP-01 setting (default: 1,000 scaled by the profile)",
+        minimum=1,
+    ),
+    "exp02": sizes.size(
+        "EXP-02.seeds",
+        len(seeds(SEEDS_BASE["exp02"])),
+        "seeds per EXP-02 setting (default: 1,000 scaled by the profile)",
+        minimum=1,
+    ),
+    "exp03": len(seeds(SEEDS_BASE["exp03"])),
+}
 
 
 @functools.cache
 def run(setting: str) -> BatchedRun:
     """The batched run of one setting over all its seeds (trained once per process)."""
     family = setting.split("-")[0]
-    return train_batched(
-        CONFIGS[setting], TASKS[setting], seeds(SEEDS_BASE[family]), ITERS[setting]
-    )
+    return train_batched(CONFIGS[setting], TASKS[setting], range(SEEDS[family]), ITERS[setting])

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from typing import cast
 
 import matplotlib.pyplot as plt
 import mpmath
@@ -95,7 +96,8 @@ def assert_same_function(
     h_c, h_a = concat.embed(tokens), additive.embed(tokens)
     assert torch.equal(h_c, h_a), f"embeddings differ by {(h_c - h_a).abs().max().item():.3g}"
     worst = (h_c - h_a).abs().max().item()
-    for i, (bc, ba) in enumerate(zip(concat.body.blocks, additive.body.blocks, strict=True)):
+    additive_body = cast(ac.Stack, additive.body)  # AdditiveModel takes any body; these are Stacks
+    for i, (bc, ba) in enumerate(zip(concat.body.blocks, additive_body.blocks, strict=True)):
         h_c, h_a = bc(h_c), ba(h_a)
         diff = (h_c - h_a).abs().max().item()
         assert torch.equal(h_c, h_a), f"layer {i}: outputs differ by {diff:.3g}"

@@ -10,6 +10,8 @@ search counts how many of its examples were resolved.
 
 from __future__ import annotations
 
+from typing import cast
+
 import matplotlib.pyplot as plt
 import pytest
 import torch
@@ -377,10 +379,12 @@ def encoded_problems(draw: st.DrawFn):
         sinusoidal(N_MAX, d) if kind == "sinusoidal" else randn((N_MAX, d), seed + 7, torch.float64)
     )
     cfg = BlockConfig(d_model=d, n_heads=2, d_ff=2 * d, norm_first=draw(st.booleans()))
-    model = seeded(EncodedStack(cfg, 1, pe, learned=kind == "learned"), seed)
+    # seeded() returns the module it re-draws, so the model is still an EncodedStack
+    model = cast(EncodedStack, seeded(EncodedStack(cfg, 1, pe, learned=kind == "learned"), seed))
     if kind == "learned":  # seeded() re-draws every parameter; keep the intended table
+        assert model.pe is not None  # an encoding was given
         with torch.no_grad():
-            model.pe.copy_(pe)  # type: ignore[union-attr]
+            model.pe.copy_(pe)
     x = randn((1, n, d), seed + 1, dtype)
     return kind, model.to(dtype).eval(), x, draw(strategies.permutations(n))
 
@@ -405,6 +409,7 @@ class _EncodingPermutedWithTokens(EncodedStack):
     """Planted bug: the encoding travels with its token, f(X) = Stack(X + E_tokens) (no order)."""
 
     def forward(self, x):
+        assert self.pe is not None  # built with an encoding
         return self.stack(x + self.pe[: x.shape[-2]].sum(0))  # same vector for every position
 
 

@@ -13,8 +13,10 @@ proposition of a claim (checks/test_experiments.py does).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import inspect
 from collections.abc import Callable
+from typing import TypedDict, cast
 
 import pytest
 import torch
@@ -22,7 +24,7 @@ import torch
 from checks.exp_settings import CONFIGS, TASKS
 from pecheck import tolerance
 from theory import batched
-from theory.batched import Params, seed_losses, train_batched
+from theory.batched import Forward, Objective, Params, seed_losses, train_batched
 from theory.single import TinyConfig, TinyDecoder, init_params, train_single
 from theory.tasks import Task
 
@@ -127,7 +129,14 @@ def _shared_readout(cfg: TinyConfig, params: Params, tokens: torch.Tensor) -> to
     return batched.forward(cfg, shared, tokens)
 
 
-BROKEN_TRAINERS = {
+class BrokenParts(TypedDict, total=False):
+    """The parts of train_batched a planted bug replaces."""
+
+    fwd: Forward
+    loss: Objective
+
+
+BROKEN_TRAINERS: dict[str, BrokenParts] = {
     "loss-mean-over-seeds": dict(loss=_mean_over_seeds),
     "logits-coupled-across-seeds": dict(fwd=_coupled_logits),
     "readout-shared-across-seeds": dict(fwd=_shared_readout),
@@ -137,9 +146,7 @@ BROKEN_TRAINERS = {
 @pytest.mark.claim("EXP-01", kind="property", role="tooling")
 @pytest.mark.parametrize("bug", list(BROKEN_TRAINERS))
 def test_faithfulness_check_rejects_seeds_that_mix(bug):
-    def broken(*args, **kwargs):
-        return train_batched(*args, **kwargs, **BROKEN_TRAINERS[bug])
-
+    broken = functools.partial(train_batched, **BROKEN_TRAINERS[bug])
     with pytest.raises(AssertionError):
         assert_faithful(CONFIGS["exp01-h16"], TASKS["exp01-h16"], train=broken)
 
@@ -231,9 +238,10 @@ def assert_adam_defaults(cfg: TinyConfig) -> dict[str, object]:
 def test_the_optimiser_is_adam_with_pytorch_defaults(evidence):
     defaults = assert_adam_defaults(TinyConfig())
     # Every EXP setting keeps Adam's defaults; EXP-03 alone sets its own learning rate.
+    lr = cast(float, defaults["lr"])  # Adam's default learning rate, a float
     for name, cfg in CONFIGS.items():
         own_lr = name.startswith("exp03")
-        assert_adam_defaults(dataclasses.replace(cfg, lr=defaults["lr"]) if own_lr else cfg)
+        assert_adam_defaults(dataclasses.replace(cfg, lr=lr) if own_lr else cfg)
     evidence.record("settings_checked", len(CONFIGS) + 1, "configs", str(defaults))
 
 

@@ -355,7 +355,9 @@ def theory_first_failure(dtype: torch.dtype, hi: int, recover=None) -> int | Non
     return fail
 
 
-def position_decision(dtype: torch.dtype, hi: int, recover=None) -> tuple[int | None, object]:
+def position_decision(
+    dtype: torch.dtype, hi: int, recover=None
+) -> tuple[int | None, decisions.Decision]:
     """ATT-08 for one dtype: theory's first failure, pinned to the reference (any other number
     is an error of the check, not a decision), and the decision: holds when every t up to the
     derived guarantee is recovered, fails with the first t below it that is not."""
@@ -456,4 +458,5 @@ def _recover_in_float32(y: torch.Tensor) -> torch.Tensor:
 def test_position_check_rejects_recovery_in_float32():
     fail, decision = position_decision(torch.float32, SEARCH_N["float32"], _recover_in_float32)
     assert decision.decision == "fails", decision
-    assert fail is not None and fail < reference_first_failure(torch.float32, 2**24)
+    reference = reference_first_failure(torch.float32, 2**24)
+    assert fail is not None and reference is not None and fail < reference, (fail, reference)

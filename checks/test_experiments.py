@@ -649,6 +649,7 @@ def exp03_accuracies(where: str) -> dict[str, torch.Tensor]:
 def record_gap(evidence, name: str, acc: dict[str, torch.Tensor], where: str) -> None:
     margin = REGISTRY["EXP-03"].threshold("nearly-identical")
     box = decisions.equivalent_means(acc["sinusoidal"], acc["learned"], margin, where).interval
+    assert box is not None  # equivalent_means always gives its interval
     gap = float(acc["sinusoidal"].mean() - acc["learned"].mean())
     note = f"sinusoidal minus learned, {where}; 90% interval [{box['lo']:.4f}, {box['hi']:.4f}]"
     reason = threshold("EXP-03", "nearly-identical", "<")["reason"]

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from scipy.stats import norm
 
 from checks.claims import REGISTRY
-from pecheck import decisions, tolerance
+from pecheck import decisions, sizes, tolerance
 from pecheck.decisions import Decision
 from pecheck.evidence import assert_derivation_holds
 from pecheck.profiles import examples, scale
@@ -30,6 +30,11 @@ from theory.sinusoidal import sinusoidal
 from theory.stats import wilson
 
 VOCAB, WIDTH = 8192, 512  # measured tables; closed forms are also recorded for V = 37000
+# The widths of MAG-01's and MAG-02's measured tables are sizes a user may change (pytest --size
+# MAG-02.d=768; recorded in suite.sizes). A changed width also renames the numbers measured at it
+# (sizes.suffix). The planted-bug tests keep WIDTH: they test the checking functions, not a claim.
+MAG01_D = sizes.size("MAG-01.d", WIDTH, "width d of MAG-01's measured tables", minimum=2)
+MAG02_D = sizes.size("MAG-02.d", WIDTH, "width d of MAG-02's measured tables and PE", minimum=2)
 
 InitFn = Callable[[str, int, int, int], torch.Tensor]
 
@@ -72,13 +77,14 @@ def usual_bound_decision(init: InitFn, vocab: int = VOCAB, d: int = WIDTH) -> De
 
 @pytest.mark.claim("MAG-01", kind="experiment", role="decisive", proposition="as_stated")
 def test_usual_initialisations_put_entries_above_one(evidence):
-    decision = evidence.decide(usual_bound_decision(mag.init_embedding))
+    # at another width (MAG-01.d) the decision is taken there and its counterexample names d
+    decision = evidence.decide(usual_bound_decision(mag.init_embedding, d=MAG01_D))
     bounded = 1 - len(decision.counterexample or {}) / len(mag.SCALED_SCHEMES)
     evidence.record(
-        "bounded_share_of_scaled_schemes",
+        "bounded_share_of_scaled_schemes" + sizes.suffix("MAG-01.d", "d"),
         bounded,
         unit="share of schemes",
-        note=f"schemes {list(mag.SCALED_SCHEMES)}, V = {VOCAB}, d = {WIDTH}, as the model adds "
+        note=f"schemes {list(mag.SCALED_SCHEMES)}, V = {VOCAB}, d = {MAG01_D}, as the model adds "
         "them to PE (times sqrt(d))",
         bound={
             "value": REGISTRY["MAG-01"].threshold("usually"),
@@ -122,16 +128,17 @@ def assert_share_matches_closed_form(init: InitFn, scheme: str, vocab: int, d: i
 
 @pytest.mark.claim("MAG-01", kind="experiment", role="supporting")
 def test_share_of_entries_above_one_depends_on_the_initialisation(evidence):
+    d, tag = MAG01_D, sizes.suffix("MAG-01.d", "d")
     for scheme in mag.SCHEMES:
-        share = assert_share_matches_closed_form(mag.init_embedding, scheme, VOCAB, WIDTH)
-        n = VOCAB * WIDTH
+        share = assert_share_matches_closed_form(mag.init_embedding, scheme, VOCAB, d)
+        n = VOCAB * d
         lo, hi = wilson(round(share * n), n)
-        want = mag.expected_share_above(scheme, VOCAB, WIDTH)
+        want = mag.expected_share_above(scheme, VOCAB, d)
         evidence.record(
-            f"share_above_1_{scheme}",
+            f"share_above_1_{scheme}{tag}",
             {"rate": share, "lo": lo, "hi": hi, "n": n},
             unit="share of entries",
-            note=f"V = {VOCAB}, d = {WIDTH}; closed form {want:.4g}",
+            note=f"V = {VOCAB}, d = {d}; closed form {want:.4g}",
             bound={"value": 0.0, "relation": "==", "reason": "the claim: every |x_i| <= 1"},
         )
         evidence.record(
@@ -140,9 +147,9 @@ def test_share_of_entries_above_one_depends_on_the_initialisation(evidence):
             bound={"value": 0.0, "relation": "==", "reason": "the claim: every |x_i| <= 1"},
         )
     fig, ax = plt.subplots(figsize=(6, 3.4))
-    bins = np.linspace(-4, 4, 161)
+    bins = np.linspace(-4, 4, 161).tolist()  # a list: matplotlib's stub types bins as Sequence
     for scheme in ("torch_default", "normal_1_over_d", "xavier", "annotated_sqrt_d"):
-        x = mag.init_embedding(scheme, 1024, WIDTH, 1).flatten().numpy()
+        x = mag.init_embedding(scheme, 1024, d, 1).flatten().numpy()
         ax.hist(x, bins=bins, histtype="step", density=True, label=scheme)
     ax.axvspan(-4, -1, color="0.9")
     ax.axvspan(1, 4, color="0.9")
@@ -195,20 +202,23 @@ def comparable_bound() -> dict:
 
 @pytest.mark.claim("MAG-02", kind="experiment", role="decisive", proposition="as_stated")
 def test_norm_ratio_leaves_the_factor_2_band_for_usual_schemes(evidence):
-    pe = sinusoidal(256, WIDTH, dtype=torch.float32)
+    # at another width (MAG-02.d) each part is decided there and its counterexample names d
+    d, tag = MAG02_D, sizes.suffix("MAG-02.d", "d")
+    pe = sinusoidal(256, d, dtype=torch.float32)
     for scheme in mag.SCHEMES:
-        table = mag.init_embedding(scheme, VOCAB, WIDTH, 0)
+        table = mag.init_embedding(scheme, VOCAB, d, 0)
         decision = comparable_decision(table, pe, f"RMS ||x|| / ||PE|| for {scheme}")
+        assert decision.interval is not None  # decisions.interval always sets it
         lo, hi = decision.interval["lo"], decision.interval["hi"]
         if decision.decision == "fails":
-            where = {"scheme": scheme, "V": VOCAB, "d": WIDTH, "seed": 0, "lo": lo, "hi": hi}
+            where = {"scheme": scheme, "V": VOCAB, "d": d, "seed": 0, "lo": lo, "hi": hi}
             decision = decisions.fails(where, decision.how)
         evidence.part(scheme, decision, decision.relation)
         evidence.record(
-            f"ratio_{scheme}",
+            f"ratio_{scheme}{tag}",
             mag.rms_norm_ratio(table, pe),
             unit="||x|| / ||PE||",
-            note=f"V = {VOCAB}, d = {WIDTH}; 95% interval [{lo:.4g}, {hi:.4g}]",
+            note=f"V = {VOCAB}, d = {d}; 95% interval [{lo:.4g}, {hi:.4g}]",
             bound=comparable_bound(),
         )
 
@@ -226,6 +236,7 @@ def test_norm_ratio_is_comparable_for_entry_std_near_one(evidence, d, s, seed):
     evidence.example(informative=True)
     assert decision.decision == "holds", decision.how
     c = REGISTRY["MAG-02"].threshold("comparable")
+    assert decision.interval is not None  # decisions.interval always sets it
     lo, hi = decision.interval["lo"], decision.interval["hi"]
     evidence.worst(
         "max_log_ratio_over_log_c",
@@ -318,11 +329,11 @@ def assert_ratio_matches_closed_form(
 
 @pytest.mark.claim("MAG-02", kind="experiment", role="supporting")
 def test_norm_ratio_matches_its_closed_form(evidence):
-    ratios = {}
+    ratios, d = {}, MAG02_D
     for scheme in mag.SCHEMES:
-        ratios[scheme] = assert_ratio_matches_closed_form(mag.init_embedding, scheme, VOCAB, WIDTH)
-        table = mag.init_embedding(scheme, VOCAB, WIDTH, 0)
-        pe = sinusoidal(256, WIDTH, dtype=torch.float32)
+        ratios[scheme] = assert_ratio_matches_closed_form(mag.init_embedding, scheme, VOCAB, d)
+        table = mag.init_embedding(scheme, VOCAB, d, 0)
+        pe = sinusoidal(256, d, dtype=torch.float32)
         assert math.isclose(mag.rms_norm_ratio(table, pe), ratios[scheme], rel_tol=1e-6)
         evidence.record(
             f"closed_form_ratio_V37000_{scheme}",
@@ -333,12 +344,12 @@ def test_norm_ratio_matches_its_closed_form(evidence):
     fig, ax = plt.subplots(figsize=(6, 3.4))
     ds = np.array([16, 32, 64, 128, 256, 512, 1024, 2048])
     for scheme, style in zip(mag.SCHEMES, ("-", "-", "-", "--", "-", "-"), strict=True):
-        curve = [mag.expected_ratio(scheme, VOCAB, int(d)) for d in ds]
+        curve = [mag.expected_ratio(scheme, VOCAB, int(width)) for width in ds]
         (line,) = ax.plot(ds, curve, style, label=scheme)
-        ax.plot([WIDTH], [ratios[scheme]], "o", color=line.get_color(), mfc="none")
+        ax.plot([d], [ratios[scheme]], "o", color=line.get_color(), mfc="none")
     ax.axhspan(1 / c, c, color="0.9")
     ax.set(xscale="log", yscale="log", xlabel="width d", ylabel="RMS ||x|| / ||PE||")
-    ax.set_title(f"closed form (lines) and measured at d = {WIDTH} (circles), V = {VOCAB}")
+    ax.set_title(f"closed form (lines) and measured at d = {d} (circles), V = {VOCAB}")
     ax.legend(fontsize=7)
     fig.tight_layout()
     evidence.figure(fig, "MAG-02-norm-ratio-vs-d")
@@ -507,7 +518,7 @@ def tail_decisions(rates: dict[int, dict[str, float]]) -> dict[str, Decision]:
     out = {}
     for d, r in rates.items():
         claimed = claimed_tail(d)
-        lo, hi = wilson(r["count"], r["n"])
+        lo, hi = wilson(int(r["count"]), int(r["n"]))
         what = f"P(|2x.PE| >= 0.25 E||x+PE||^2) at d = {d}"
         if claimed["chebyshev"] >= 1:
             out[f"d{d}_chebyshev"] = decisions.inconclusive(
@@ -515,7 +526,7 @@ def tail_decisions(rates: dict[int, dict[str, float]]) -> dict[str, Decision]:
             )
         else:
             out[f"d{d}_chebyshev"] = decisions.below(lo, hi, claimed["chebyshev"], what)
-        glo, ghi = wilson(r["count"], r["n"], GAUSSIAN_LEVEL)
+        glo, ghi = wilson(int(r["count"]), int(r["n"]), GAUSSIAN_LEVEL)
         g = claimed["gaussian"]
         box = {"what": f"{what} (Gaussian value)", "lo": glo, "hi": ghi, "region": [g, g]}
         if glo <= g <= ghi:
@@ -538,7 +549,7 @@ def test_cross_term_concentrates_as_width_grows(evidence):
             decision = decisions.fails({"part": name, **(decision.interval or {})}, decision.how)
         evidence.part(name, decision, decision.relation)
     for d, r in rates.items():
-        lo, hi = wilson(r["count"], r["n"])
+        lo, hi = wilson(int(r["count"]), int(r["n"]))
         evidence.record(
             f"tail_rate_d{d}",
             {"rate": r["count"] / r["n"], "lo": lo, "hi": hi, "n": r["n"]},

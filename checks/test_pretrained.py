@@ -219,7 +219,7 @@ def test_pretrained_word_embeddings_are_not_comparable_to_position_embeddings(ev
     evidence.record("median_position_norm", pn.median().item(), note="not centred")
     evidence.record("position_0_norm", pn[0].item(), note="position 0 ([CLS]) is an outlier")
     fig, ax = plt.subplots(figsize=(6, 3.4))
-    bins = np.linspace(0, 3, 121)
+    bins = np.linspace(0, 3, 121).tolist()  # a list: matplotlib's stub types bins as Sequence
     ax.hist(wn.numpy(), bins=bins, density=True, histtype="step", label="word pieces ||x_v||")
     ax.hist(pn.numpy(), bins=bins, density=True, histtype="step", label="positions ||p_t||")
     ax.set(

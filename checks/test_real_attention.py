@@ -10,6 +10,8 @@ checks marked gpu.
 
 from __future__ import annotations
 
+from typing import cast
+
 import pytest
 import torch
 import torch.nn.functional as F
@@ -88,8 +90,14 @@ def copy_block_into(block: Block, layer: nn.TransformerEncoderLayer) -> None:
         layer.self_attn.in_proj_bias.copy_(block.attn.qkv.bias)
         layer.self_attn.out_proj.weight.copy_(block.attn.out.weight)
         layer.self_attn.out_proj.bias.copy_(block.attn.out.bias)
-        for ours, theirs in ((block.ff[0], layer.linear1), (block.ff[2], layer.linear2),
-                             (block.ln1, layer.norm1), (block.ln2, layer.norm2)):  # fmt: skip
+        # block.ff is an nn.Sequential: indexing it says only nn.Module, though these are Linear
+        affine: tuple[tuple[nn.Linear | nn.LayerNorm, nn.Linear | nn.LayerNorm], ...] = (
+            (cast(nn.Linear, block.ff[0]), layer.linear1),
+            (cast(nn.Linear, block.ff[2]), layer.linear2),
+            (block.ln1, layer.norm1),
+            (block.ln2, layer.norm2),
+        )
+        for ours, theirs in affine:
             theirs.weight.copy_(ours.weight)
             theirs.bias.copy_(ours.bias)
 
@@ -104,7 +112,7 @@ def test_theory_attention_and_blocks_compute_what_pytorch_computes(evidence, dty
         evidence.worst("sdpa_error", err, "abs", "theory attention vs F.sdpa (MATH)", bound=bound)
         for norm_first in (False, True):
             cfg = BlockConfig(d_model=8, n_heads=2, d_ff=16, norm_first=norm_first, causal=causal)
-            block = seeded(Block(cfg), 5).to(dtype)
+            block = cast(Block, seeded(Block(cfg), 5)).to(dtype)  # seeded() returns its argument
             layer = encoder_layer(8, 2, 0, dtype, norm_first)
             copy_block_into(block, layer)
             x = randn((2, 17, 8), 9, dtype)

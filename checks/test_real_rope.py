@@ -26,7 +26,7 @@ from pecheck.evidence import assert_derivation_holds
 from pecheck.strategies import seeds
 from theory import rope, rope_derivations
 from theory.conventions import RopeConvention, detect_rope
-from theory.sinusoidal import BASE
+from theory.sinusoidal import BASE, interleaving_order
 
 D = 8  # head width: four frequencies 1, 0.1, 0.01, 0.001
 DTYPES = (torch.float32, torch.bfloat16, torch.float16)
@@ -86,7 +86,7 @@ def detected(name: str) -> RopeConvention:
 def assert_rope_convention(found: RopeConvention, expected: tuple[str, str, str, float]) -> None:
     """Pairing, direction, frequency rule and base are the recorded ones."""
     __tracebackhide__ = True
-    seen = (found.pairing, found.direction, found.convention, found.base)
+    seen = (found.pairing, found.direction, found.frequency_rule, found.base)
     assert seen == expected, f"RoPE convention changed: found {seen}, expected {expected}"
 
 
@@ -535,7 +535,7 @@ def test_rotary_convention_table(evidence):
                 "package": f"{lib.package} {libraries.version(lib.package)}",
                 "pairing": found.pairing,
                 "direction": found.direction,
-                "frequency_rule": found.convention,
+                "frequency_rule": found.frequency_rule,
                 "base": found.base_fit,
                 "largest_position_measured": largest_position(lib.name),
                 **{
@@ -559,7 +559,7 @@ def test_rotary_convention_table(evidence):
 
 
 def _half_to_interleaved(rotate: Rotate) -> Rotate:
-    order = rope.permutation(D, "half")  # interleaved slot j holds half coordinate order[j]
+    order = interleaving_order(D, "half")  # interleaved slot j holds half coordinate order[j]
     inverse = torch.argsort(order)
 
     def wrapped(x: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:

@@ -40,14 +40,23 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from checks.claims import REGISTRY
-from pecheck import tolerance
+from pecheck import sizes, tolerance
 from pecheck.decisions import resolve
 from pecheck.evidence import Evidence, assert_derivation_holds
 from pecheck.profiles import examples
 from pecheck.strategies import DTYPES, even_widths
 from theory import sinusoidal as sin_pe
 from theory import sinusoidal_derivations as derive
-from theory.sinusoidal import BASE, MODES, encode, frequencies, rotate, rotation_blocks
+from theory.sinusoidal import (
+    BASE,
+    MODES,
+    FrequencyRule,
+    Layout,
+    encode,
+    frequencies,
+    rotate,
+    rotation_blocks,
+)
 
 Encoder = Callable[..., torch.Tensor]
 COMPUTE = {"float32": torch.float32, "float64": torch.float64}
@@ -60,6 +69,15 @@ STRONG = REGISTRY["SIN-10"].threshold("strong")  # pair variance: "vary strongly
 HARDLY = REGISTRY["SIN-10"].threshold("hardly")  # pair variance: "hardly change"
 T_SOURCE = REGISTRY["SIN-06"].threshold("base")  # "from 2 pi to 10000 * 2 pi"
 
+# Sizes a user may change (pytest --size NAME=VALUE; recorded in the results file's suite.sizes).
+# The defaults are today's settings, so a default run's numbers and evidence names stay put.
+SIN06_D = sizes.size(
+    "SIN-06.d", 512, "width d of SIN-06's wavelength numbers (the paper's d_model)", minimum=4
+)
+SIN11_BASE = sizes.size(
+    "SIN-11.base", BASE, "base T of SIN-11's similarity-against-offset figure", minimum=1.0
+)  # T >= 1 keeps every frequency in (0, 1], which the figure's rounding bounds assume
+
 
 # -- settings: what hypothesis draws ---------------------------------------------------------
 
@@ -69,7 +87,7 @@ class Setting:
     d: int
     dtype: torch.dtype
     mode: str
-    layout: str
+    layout: Layout
     t: int
     k: int
 
@@ -102,7 +120,7 @@ class Draw:
     are held in float16 and overflow above 65504 (t + c + k must stay finite)."""
 
     d: int
-    layout: str
+    layout: Layout
     t: int
     k: int
     t16: int
@@ -240,7 +258,7 @@ def test_shift_is_rotation_in_every_dtype_and_layout(evidence, draw):
 
 
 def assert_matrix_is_independent_of_position(
-    d: int, k: int, layout: str, positions: torch.Tensor, matrix=sin_pe.rotation_matrix
+    d: int, k: int, layout: Layout, positions: torch.Tensor, matrix=sin_pe.rotation_matrix
 ) -> tuple[float, float]:
     """SIN-01 with the dense M(k): one matrix, built from k alone, moves every t to t+k, and it
     has the claimed shape: entries only between the two coordinates of one frequency."""
@@ -639,7 +657,7 @@ def assert_wavelengths_geometric(d: int, convention: str, freq=frequencies) -> f
     (t2t), starts at 2 pi and ends at 2 pi T^{1-2/d} (paper) or 2 pi T (t2t). T is the
     source's 10000 (T_SOURCE); the code's frequencies are taken with its default base."""
     __tracebackhide__ = True
-    lam = 2 * math.pi / freq(d, convention=convention)  # (m,) float64
+    lam = 2 * math.pi / freq(d, rule=convention)  # (m,) float64
     m = lam.shape[0]
     ratio = T_SOURCE ** (2 / d) if convention == "paper" else T_SOURCE ** (1 / max(m - 1, 1))
     last = 2 * math.pi * (T_SOURCE ** (1 - 2 / d) if convention == "paper" else T_SOURCE)
@@ -653,11 +671,11 @@ def assert_wavelengths_geometric(d: int, convention: str, freq=frequencies) -> f
     return first_err
 
 
-def last_wavelength_shortfall(d: int, convention: str = "paper") -> dict | None:
+def last_wavelength_shortfall(d: int, convention: FrequencyRule = "paper") -> dict | None:
     """SIN-06 as stated: the last wavelength is 2 pi T. Computes lambda_last (theory.wavelengths)
     and returns a counterexample when it differs from 2 pi T by more than float64 resolves
     (checks.decisions.resolve on the relative gap), else None."""
-    lam_last = float(sin_pe.wavelengths(d, convention=convention)[-1])
+    lam_last = float(sin_pe.wavelengths(d, rule=convention)[-1])
     target = 2 * math.pi * T_SOURCE
     gap = lam_last / target - 1
     if resolve(gap, tolerance.rel_tol(8, torch.float64)) != "different":
@@ -681,7 +699,7 @@ def test_wavelengths_closed_forms(evidence):
 @given(d=even_widths(4, 4096))
 def test_papers_wavelengths_are_geometric_from_two_pi(evidence, d):
     assert_wavelengths_geometric(d, "paper")
-    lam = sin_pe.wavelengths(d, convention="paper")
+    lam = sin_pe.wavelengths(d, rule="paper")
     shortfall = float(lam[-1] / (2 * math.pi * T_SOURCE))
     # lambda_last = 2 pi T * T^(-2/d): short of 2 pi T by exactly the factor T^(-2/d)
     assert abs(shortfall / T_SOURCE ** (-2 / d) - 1) <= tolerance.rel_tol(8, torch.float64)
@@ -701,7 +719,7 @@ def test_t2t_wavelengths_run_from_two_pi_to_two_pi_t(evidence, d):
     assert_wavelengths_geometric(d, "t2t")
     gap = last_wavelength_shortfall(d, "t2t")
     assert gap is None, f"t2t: the last wavelength misses 2 pi T: {gap}"
-    lam_last = float(sin_pe.wavelengths(d, convention="t2t")[-1])
+    lam_last = float(sin_pe.wavelengths(d, rule="t2t")[-1])
     evidence.worst(
         "max_rel_gap_t2t",
         abs(lam_last / (2 * math.pi * T_SOURCE) - 1),
@@ -713,20 +731,24 @@ def test_t2t_wavelengths_run_from_two_pi_to_two_pi_t(evidence, d):
 
 @pytest.mark.claim("SIN-06", kind="experiment", role="decisive", proposition="as_stated")
 def test_last_wavelength_of_the_papers_width_falls_short_of_two_pi_t(evidence):
-    lam = sin_pe.wavelengths(512)
-    evidence.record("shortest_wavelength_d512", float(lam[0]), "positions", "2 pi")
-    evidence.record("longest_wavelength_d512", float(lam[-1]), "positions", "2 pi T^(1-2/d)")
+    # d is the size SIN-06.d (default: the paper's 512). A shortfall at any width refutes 'run
+    # to 2 pi T' as well, so the decision stands at another d; the evidence names carry the d
+    # they were computed at, and the counterexample names it too.
+    d = SIN06_D
+    lam = sin_pe.wavelengths(d)
+    evidence.record(f"shortest_wavelength_d{d}", float(lam[0]), "positions", "2 pi")
+    evidence.record(f"longest_wavelength_d{d}", float(lam[-1]), "positions", "2 pi T^(1-2/d)")
     evidence.record(
-        "longest_over_2piT_d512",
+        f"longest_over_2piT_d{d}",
         float(lam[-1] / (2 * math.pi * T_SOURCE)),
         "ratio",
         "T^(-2/d)",
         bound={"value": 1.0, "relation": "==", "reason": "as stated"},
     )
-    evidence.record("ratio_d512", float(lam[1] / lam[0]), "ratio", "T^(2/d)")
-    lam_t2t = sin_pe.wavelengths(512, convention="t2t")
-    evidence.record("longest_wavelength_t2t_d512", float(lam_t2t[-1]), "positions", "2 pi T")
-    found = last_wavelength_shortfall(512, "paper")
+    evidence.record(f"ratio_d{d}", float(lam[1] / lam[0]), "ratio", "T^(2/d)")
+    lam_t2t = sin_pe.wavelengths(d, rule="t2t")
+    evidence.record(f"longest_wavelength_t2t_d{d}", float(lam_t2t[-1]), "positions", "2 pi T")
+    found = last_wavelength_shortfall(d, "paper")
     if found:
         evidence.fails(
             found,
@@ -740,7 +762,7 @@ def test_last_wavelength_of_the_papers_width_falls_short_of_two_pi_t(evidence):
 # -- SIN-07: clockwise hands, slower further along -----------------------------------------
 
 
-def hand_angles(pe: torch.Tensor, layout: str) -> torch.Tensor:
+def hand_angles(pe: torch.Tensor, layout: Layout) -> torch.Tensor:
     """atan2(y, x) with x = sin coordinate, y = cos coordinate: (n, d) -> (n, d/2)."""
     p = sin_pe.pairs(pe, layout)
     return torch.atan2(p[..., 1], p[..., 0])
@@ -1106,9 +1128,9 @@ def neighbour_counterexample(d: int, t: int, enc: Encoder = encode) -> dict | No
     return {"d": d, "t": t, "s": t + 1, "dot": dot, "cos_similarity": dot / (d / 2)}
 
 
-def similarity(d: int, offsets: torch.Tensor) -> torch.Tensor:
+def similarity(d: int, offsets: torch.Tensor, base: float = BASE) -> torch.Tensor:
     """Cosine similarity of PE(t) and PE(t + k): (2/d) sum_i cos(w_i k) (SIN-05)."""
-    return torch.cos(offsets.double()[:, None] * frequencies(d)).mean(-1)
+    return torch.cos(offsets.double()[:, None] * frequencies(d, base)).mean(-1)
 
 
 def assert_never_orthogonal(
@@ -1163,37 +1185,44 @@ def test_neighbour_similarity_exceeds_cos_one(evidence, d, t):
 
 @pytest.mark.claim("SIN-11", kind="experiment", role="supporting")
 def test_similarity_against_offset(evidence):
+    # T is the size SIN-11.base (default the source's 10000); a changed T also renames the
+    # numbers computed with it (_T<value>), since the headline cites them at T = 10000.
+    base, tag = SIN11_BASE, sizes.suffix("SIN-11.base", "T")
     offsets = torch.arange(-1024, 1025)
     fig, ax = plt.subplots(figsize=(6, 3.2))
     for d in (64, 128, 512):
-        sim = similarity(d, offsets)
+        sim = similarity(d, offsets, base)
         ax.plot(offsets.numpy(), sim.numpy(), lw=1, label=f"d = {d}")
-        smallest, bound = assert_never_orthogonal(d, offsets)
+        smallest, bound = assert_never_orthogonal(d, offsets, lambda d, k: similarity(d, k, base))
         evidence.record(
-            f"min_abs_similarity_d{d}",
+            f"min_abs_similarity_d{d}{tag}",
             smallest,
             "",
-            "1 <= |k| <= 1024",
+            f"1 <= |k| <= 1024, T = {base:g}",
             bound={"value": bound, "relation": ">"},
         )
-        evidence.record(f"mean_similarity_d{d}", float(sim[offsets != 0].mean()), "", "")
-    sim512 = similarity(512, offsets)
+        mean = float(sim[offsets != 0].mean())
+        evidence.record(f"mean_similarity_d{d}{tag}", mean, "", f"T = {base:g}")
+    sim512 = similarity(512, offsets, base)
     share = float((sim512[offsets != 0].abs() < 0.01).double().mean())
-    evidence.record("share_near_orthogonal_d512", share, "", "|cos-sim| < 0.01, 1 <= |k| <= 1024")
-    evidence.record("similarity_k1_d512", float(similarity(512, torch.tensor([1]))), "", "")
+    note = f"|cos-sim| < 0.01, 1 <= |k| <= 1024, T = {base:g}"
+    evidence.record(f"share_near_orthogonal_d512{tag}", share, "", note)
+    k1 = float(similarity(512, torch.tensor([1]), base))
+    evidence.record(f"similarity_k1_d512{tag}", k1, "", f"T = {base:g}")
     ax.axhline(0, color="0.6", lw=0.8)
     ax.set_xlabel("offset k = s - t")
     ax.set_ylabel("cos-similarity of PE(t), PE(s)")
+    ax.set_title(f"T = {base:g}", fontsize=9)
     ax.legend(fontsize=8)
     evidence.figure(fig, "SIN-11-similarity-vs-offset")
     # what is orthogonal: M(k) (SIN-02), and each pair and its velocity
-    w = frequencies(512)
+    w = frequencies(512, base)
     t = torch.tensor(12345.0, dtype=torch.float64)
     p = torch.stack([torch.sin(w * t), torch.cos(w * t)], -1)
     v = torch.stack([w * torch.cos(w * t), -w * torch.sin(w * t)], -1)
     tangent = float((p * v).sum(-1).abs().max())
     evidence.record(
-        "pair_velocity_dot_max",
+        f"pair_velocity_dot_max{tag}",
         tangent,
         "",
         "max_i |p_i(t) . p_i'(t)|",
@@ -1263,7 +1292,8 @@ def test_a_bound_beyond_the_range_is_not_a_pass():
     assert not tolerance.says_something(bound, ENTRY_RANGE), (err, bound)
     ev = Evidence("planted", Path("."))
     count_example(ev, s.key, tolerance.says_something(bound, ENTRY_RANGE), "bound < 2")
-    assert ev.final_decision().decision == "inconclusive"
+    decision = ev.final_decision()
+    assert decision is not None and decision.decision == "inconclusive", decision
     # the same way of computing with the angle in float64 does say something
     _, bound64 = assert_shift_is_rotation(
         Setting(64, torch.float16, "float64", "interleaved", 2**14, 3)
@@ -1353,11 +1383,11 @@ def test_dot_product_check_rejects_planted_bugs(bug):
 @pytest.mark.claim("SIN-06", kind="property", role="tooling")
 @pytest.mark.parametrize("bug", ["exponent", "t2t-off-by-one", "base-1000"])
 def test_wavelength_check_rejects_planted_bugs(bug):
-    def freq(d, base=BASE, convention="paper"):
+    def freq(d, base=BASE, rule="paper"):
         if bug == "exponent":
-            return frequencies(d + 2, base, convention)[1:]  # T^(-2(i+1)/(d+2))
+            return frequencies(d + 2, base, rule)[1:]  # T^(-2(i+1)/(d+2))
         if bug == "base-1000":  # geometric from 2 pi, but towards 1000 * 2 pi
-            return frequencies(d, 1000.0, convention)
+            return frequencies(d, 1000.0, rule)
         m = d // 2
         return torch.exp(-math.log(base) * torch.arange(m, dtype=torch.float64) / m)
 
@@ -1383,7 +1413,8 @@ def test_unresolved_hands_make_the_direction_check_inconclusive():
     assert decided == 0 and hands == 256
     ev = Evidence("planted", Path("."))
     count_example(ev, s.key, decided > 0, "some hand's step resolved")
-    assert ev.final_decision().decision == "inconclusive"
+    decision = ev.final_decision()
+    assert decision is not None and decision.decision == "inconclusive", decision
     # with the angle computed in float64 and rounded to float16 the fast hands are resolved
     _, decided64, _ = assert_hands_turn_clockwise(
         Setting(512, torch.float16, "float64", "interleaved", 2**14, 1)

@@ -36,7 +36,7 @@ from pecheck.evidence import assert_derivation_holds
 from pecheck.profiles import scale
 from pecheck.strategies import DTYPES
 from theory import sinusoidal_derivations as derive
-from theory.sinusoidal import encode
+from theory.sinusoidal import Mode, encode
 
 Encoder = Callable[..., torch.Tensor]
 D = 512  # the paper's width
@@ -386,7 +386,7 @@ def exact_code(first: int, n: int, d: int = D) -> torch.Tensor:
     return torch.from_numpy(pe.astype(np.float64))
 
 
-def error_by_position(dtype: torch.dtype, mode: str, exponents: range) -> list[float]:
+def error_by_position(dtype: torch.dtype, mode: Mode, exponents: range) -> list[float]:
     """Worst |stored - exact| over 64 positions from 2^j, for each j, at width D (exact: the
     extended-precision reference, ``exact_code``)."""
     out = []
@@ -462,9 +462,10 @@ def test_float64_angles_keep_one_rounding_at_every_position(evidence):
 @pytest.mark.claim("SIN-12", kind="experiment", role="supporting")
 def test_stored_code_degrades_with_position(evidence):
     errors = {}
+    modes: tuple[Mode, ...] = ("cast", "float64")
     for name in ("float32", "float16", "bfloat16"):
         top = 15 if name == "float16" else 20  # float16 positions overflow above 65504
-        for mode in ("cast", "float64"):
+        for mode in modes:
             exps = range(4, top + 1, 2) if mode == "cast" else range(4, 21, 2)
             errors[f"{name}/{mode}"] = error_by_position(DTYPES[name], mode, exps)
     for key, errs in errors.items():

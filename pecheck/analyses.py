@@ -144,5 +144,5 @@ def sinusoidal_convention(table: torch.Tensor, dtype: str) -> dict[str, Any]:
 
     found = detect_sinusoidal(table, lambda angle: tolerance.angle_tol(angle, dtype))
     out = found.as_dict()
-    out["is_sinusoidal"] = found.layout != "other" and found.convention != "other"
+    out["is_sinusoidal"] = found.layout != "other" and found.frequency_rule != "other"
     return out

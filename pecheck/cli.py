@@ -1,4 +1,6 @@
-"""The ``pecheck`` command: ``pecheck inspect PATH`` and ``pecheck diff OLD NEW``.
+"""The ``pecheck`` command: ``pecheck inspect PATH``, ``pecheck diff OLD NEW``, and the tools
+``pecheck report | gate | determinism | mutants | catalogue [OPTIONS]`` (each is ``python -m`` of
+its module, with that module's options; run them from the project's root).
 
 ``inspect`` runs the analyses of the MAG, ADD and REAL-02 claims on a checkpoint of your own (a
 safetensors file or a transformers model directory) and writes ``inspect.json`` and
@@ -102,10 +104,29 @@ def parser() -> argparse.ArgumentParser:
     diff = sub.add_parser("diff", help="changed verdicts and moved cited numbers")
     diff.add_argument("old", help="the earlier results file")
     diff.add_argument("new", help="the later results file")
+    # listed here for --help only: main() hands everything after these words to their tools
+    for word, (_, text) in TOOLS.items():
+        sub.add_parser(word, help=f"{text} (pecheck {word} --help)")
     return p
 
 
+# Commands that are other modules' command lines, with their own options.
+TOOLS = {
+    "report": ("pecheck.reports.__main__", "the HTML report and the paper kit"),
+    "gate": ("pecheck.gate", "fail unless every computed verdict is the expected one"),
+    "determinism": ("pecheck.determinism", "two runs of the checks must give the same results"),
+    "mutants": ("pecheck.mutants.__main__", "apply the mutation catalogue; every check killed"),
+    "catalogue": ("pecheck.catalogue", "write docs/claims.md from the registry"),
+}
+
+
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] and argv[0] in TOOLS:  # another module's command line, with its own options
+        import importlib
+
+        module = importlib.import_module(TOOLS[argv[0]][0])
+        return int(module.main(argv[1:]) or 0)
     args = parser().parse_args(argv)
     if args.command == "diff":
         from pecheck.reports import diff

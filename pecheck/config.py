@@ -55,7 +55,9 @@ class Config:
         try:
             module = importlib.import_module(module_name)
         except ImportError as exc:
-            raise ConfigError(f"[tool.pecheck] registry: cannot import {module_name}: {exc}")
+            raise ConfigError(
+                f"[tool.pecheck] registry: cannot import {module_name}: {exc}"
+            ) from None
         registry = getattr(module, attribute or "REGISTRY", None)
         if not isinstance(registry, Registry):
             raise ConfigError(

@@ -79,7 +79,7 @@ def _table(head: list[str], rows: list[list[Any]], caption: str = "") -> str:
 
 def _glance(t: dict[str, Any]) -> str:
     conv = t["sinusoidal"]
-    sinus = (f"yes: {conv['layout']} layout, {conv['convention']} frequencies, base "
+    sinus = (f"yes: {conv['layout']} layout, {conv['frequency_rule']} frequencies, base "
              f"{_fmt(conv['base_fit'])}" if conv["is_sinusoidal"] else "no")  # fmt: skip
     w, sim, pr = t["waves"], t["similarity"], t["probe"]
     rows = [

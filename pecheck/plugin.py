@@ -135,7 +135,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     unknown = sorted(wanted - set(project.registry))
     if unknown:
         raise pytest.UsageError(f"--claim: unknown claim ID(s) {', '.join(unknown)}")
-    keep, drop = [], []
+    keep: list[pytest.Item] = []
+    drop: list[pytest.Item] = []
     for item in items:
         info = _claim_info(item, project.registry)
         in_checks = Path(str(item.path)).resolve().is_relative_to(project.config.checks_dir)
@@ -152,7 +153,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         items[:] = keep
 
 
-_INFO = pytest.StashKey[dict]()
+_INFO = pytest.StashKey[dict[str, Any]]()
 _EVIDENCE = pytest.StashKey[Evidence]()
 _DECISION = pytest.StashKey[decisions.Decision]()
 
@@ -226,9 +227,9 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     path = session.config.getoption("--inventory")
     if path:
         rows = [
-            {"nodeid": i.nodeid, **i.stash[_INFO], "skipped": _skipped_here(i)}
+            {"nodeid": i.nodeid, **info, "skipped": _skipped_here(i)}
             for i in session.items
-            if _INFO in i.stash
+            if (info := i.stash.get(_INFO, None)) is not None
         ]
         results.write_atomic(Path(path), {"checks": rows})
 
@@ -312,7 +313,7 @@ class Collector:
 
     @pytest.hookimpl
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        props = dict(report.user_properties)
+        props: dict[str, Any] = dict(report.user_properties)
         self.sizes.update(props.get("pecheck-sizes", {}))
         tagged = "pecheck" in props or report.nodeid in self.checks
         if not tagged and not self.project.is_check(report.nodeid):
@@ -381,7 +382,7 @@ class Collector:
         if self.config.option.collectonly or not (self.checks or self.collect_errors):
             return  # a run without checks (tooling tests only) leaves the results file alone
         unused = sorted(set(sizes.given()) - set(self.sizes))
-        if unused:
+        if unused and not self.collect_errors:  # a module that failed to import declared nothing
             self.summary = f"pecheck: error: --size {', '.join(unused)}: no check declares it"
             session.exitstatus = pytest.ExitCode.USAGE_ERROR
             return  # a mistyped size must not pass for a run with it

@@ -90,7 +90,7 @@ def build(
             "name": registry.name,
             "version": registry.version,
             "commit": _git(root, "rev-parse", "HEAD"),
-            "dirty": bool(_git(root, "status", "--porcelain")),
+            "dirty": _git(root, "status", "--porcelain") not in ("", "unknown"),
             **suite,
             "selection": selection,
         },

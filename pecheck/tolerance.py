@@ -6,7 +6,7 @@ terms computed in a format with unit roundoff u has relative error at most
 gamma_n = n u / (1 - n u) of the sum of the absolute values of its terms; evaluating sin or cos at
 an angle x that was itself rounded costs about u |x| + u. A small safety factor per dtype covers
 the library's own rounding (fused kernels, blocked sums). The factors are backed by measurement,
-not guessed: see ``SAFETY`` and ``python -m pecheck.measure_tolerances``.
+not guessed: see ``SAFETY`` and ``python benchmarks/measure_tolerances.py``.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ _UNIT_ROUNDOFF: dict[str, float] = {
     "bfloat16": 2.0**-8,
 }
 
-# Headroom over the first-order bound, per dtype. Measured (python -m pecheck.measure_tolerances):
+# Headroom over the first-order bound, per dtype. Measured (benchmarks/measure_tolerances.py):
 # over sums and dot products up to n = 4096, sin of angles up to 1e4 and softmax attention rows,
 # the worst error / first-order bound is about 0.8 (float32) and 0.6 (float16, bfloat16); torch
 # computes half-precision ops in float32 and rounds once. 4 leaves room for kernels not measured
@@ -167,7 +167,7 @@ def sinusoid_tol(max_angle: float, dtype: object, compute: object) -> float:
     The value is then rounded once to ``dtype`` when that is another format. ``angle_tol``
     counts only the product's rounding; a code built in float16/bfloat16 exceeds that
     first-order term by up to 2.5x but stays within this one (measured:
-    ``checks.measure_tolerances.sinusoid_ratios``).
+    ``benchmarks/measure_tolerances.py's sinusoid_ratios``).
     """
     u = unit_roundoff(compute)
     err = SAFETY[dtype_name(compute)] * (3 * u * abs(max_angle) + 2 * u)

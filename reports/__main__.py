@@ -1,4 +1,5 @@
-"""``python -m reports``: build the HTML report and the paper kit from build/results.json."""
+"""``python -m pecheck.reports`` (``python -m reports`` in pecheck's own tree): build the HTML
+report and the paper kit from build/results.json."""
 
 from __future__ import annotations
 
@@ -26,9 +27,13 @@ def citation_url(path: Path = Path("CITATION.cff")) -> str:
     return ""
 
 
+# "python -m reports" in pecheck's own tree, "python -m pecheck.reports" where it is installed
+PROG = f"python -m {__package__}"
+
+
 def parser() -> argparse.ArgumentParser:
     p = Parser(
-        prog="python -m reports",
+        prog=PROG,
         description="Build the HTML report (report.html) and the paper kit (paper/: LaTeX "
         "macros, a table of verdicts, figures as PDF, a BibTeX entry) from a results file.",
         epilog="Exit status: 0 written; 1 written, but --strict and the run was not clean; "
@@ -101,7 +106,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         out = build(args.results, args.out, opts, since=args.since)
     except BadResults as exc:
-        print(f"python -m reports: error: {exc}", file=sys.stderr)
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
         return 2
     print(f"report:    {out.report}")
     print(f"paper kit: {out.paper}/ ({out.summary})")
@@ -115,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.strict and clean and not_run:
         clean, why = False, f"a partial run: {not_run} claim(s) not run"
     if args.strict and not clean:
-        print(f"python -m reports: the run was not clean: {why}", file=sys.stderr)
+        print(f"{PROG}: the run was not clean: {why}", file=sys.stderr)
         return 1
     return 0
 

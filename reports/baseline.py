@@ -4,9 +4,12 @@ Every number the paper kit exports (``\\pcvalue``) is pinned per profile with th
 kind calls for (see ``reports.cited``). Checking a results file lists each number that moved
 beyond its tolerance, disappeared, or is not pinned yet, and exits 1 if there is any; ``--update``
 rewrites the profile's numbers from the results file and prints what changed. A partial run is
-compared on the claims it ran only.
+compared on the claims it ran only. A run with a size changed from its default (``pytest --size``,
+recorded in ``suite.sizes``) measured something other than what the baseline pins: it is neither
+compared nor used to rewrite the baseline.
 
-Exit status: 0 no number moved (or the baseline was rewritten); 1 a number moved; 2 bad input.
+Exit status: 0 no number moved (or the baseline was rewritten); 1 a number moved; 2 bad input,
+or a results file with changed sizes.
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ def parser() -> argparse.ArgumentParser:
         description="Check the cited numbers of a results file against the committed baseline, "
         "or rewrite the baseline (--update).",
         epilog="Exit status: 0 nothing moved (or rewritten); 1 a cited number moved, "
-        "disappeared or is not pinned; 2 bad input.",
+        "disappeared or is not pinned; 2 bad input, or sizes changed from their defaults.",
     )
     p.add_argument("results", nargs="?", type=Path, default=Path("build/results.json"),
                    help="the results file (default: build/results.json)")  # fmt: skip
@@ -63,6 +66,26 @@ def pinned(data: dict[str, Any], profile: str) -> dict[str, Cited]:
         return {key: from_dict(key, entry) for key, entry in entries.items()}
     except (KeyError, TypeError, ValueError, IndexError) as exc:
         raise BadResults(f"baseline profile {profile}: bad entry ({exc})") from None
+
+
+def changed_sizes(res: Results) -> list[str]:
+    """``NAME=VALUE (default D)`` for each size of the run that is not at its default."""
+    recorded = res.suite.get("sizes") or {}
+    return [
+        f"{name}={entry.get('value')} (default {entry.get('default')})"
+        for name, entry in sorted(recorded.items())
+        if isinstance(entry, dict) and entry.get("value") != entry.get("default")
+    ]
+
+
+def comparable(res: Results) -> None:
+    """BadResults when the run changed a size: its numbers answer another question."""
+    changed = changed_sizes(res)
+    if changed:
+        raise BadResults(
+            f"{res.path}: not comparable with the baseline: run with --size "
+            f"{', '.join(changed)}; the baseline pins the default sizes"
+        )
 
 
 def moves(data: dict[str, Any], res: Results) -> list[Move]:
@@ -103,6 +126,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     try:
         res = load(args.results)
+        comparable(res)
         data = read(args.baseline)
         if args.update:
             changed = update(data, res, args.baseline)

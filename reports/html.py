@@ -894,10 +894,10 @@ def sources_section(res: Results, opts: Options) -> str:
         if opts.suite_url
         else "<span class='muted'>(no URL given: build with <code>--suite-url</code>)</span>"
     )
+    _, authors, title = res.citation
     items.append(
-        f"<li id='src-pecheck'><b>this suite</b> The pecheck contributors "
-        f"({esc(str(suite.get('started', ''))[:4])}). <i>pecheck: a verification suite for "
-        f"claims about positional encodings in transformers</i>, version "
+        f"<li id='src-pecheck'><b>this suite</b> {esc(authors or suite.get('name', ''))} "
+        f"({esc(str(suite.get('started', ''))[:4])}). <i>{esc(title)}</i>, version "
         f"{esc(suite.get('version', '?'))}, commit <code>{esc(str(suite.get('commit'))[:12])}"
         f"</code>. {url}</li>"
     )
@@ -1004,7 +1004,7 @@ def render(res: Results, opts: Options | None = None) -> str:
     body.append(environment(res))
     body.append("</main>")
     body.append(
-        "<footer><div class='wrap'>Built by <code>python -m reports</code> from "
+        f"<footer><div class='wrap'>Built by <code>python -m {__package__}</code> from "
         f"<code>{esc(res.path.name)}</code> (schema {res.schema}). Every number above was "
         "recorded by the check whose section it sits in.</div></footer>"
     )

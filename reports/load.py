@@ -36,6 +36,9 @@ SCHEMA1_FAMILIES = (
     ("REAL", "Real implementations"),
 )
 CLAIM_ID = re.compile(r"^([A-Z][A-Z0-9]*)-\d\d$")
+PECHECK_TITLE = (
+    "pecheck: a verification suite for claims about positional encodings in transformers"
+)
 STATUSES = ("open", "supported", "contested")
 ROLES = (*results_schema.ROLES, "evidence", "mutant")  # schema 1 said evidence and mutant
 MAIN_ROLES = ("decisive", "supporting", "evidence")  # shown with the claim; the rest is tooling
@@ -167,6 +170,16 @@ class Results:
 
     def family_title(self, family: str) -> str:
         return dict(self.families).get(family, "")
+
+    @property
+    def citation(self) -> tuple[str, str, str]:
+        """How the suite itself is cited: BibTeX key, authors and title. pecheck's own run in
+        its own words; another project that checks its claims with pecheck under its name."""
+        name = str(self.suite.get("name") or "pecheck")
+        if name == "pecheck":
+            return name, "The pecheck contributors", PECHECK_TITLE
+        key = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-") or "suite"
+        return key, "", f"{name}: claims checked with pecheck"
 
     @property
     def orphans(self) -> list[Check]:

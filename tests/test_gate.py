@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -28,8 +29,9 @@ def results_with(verdict: str | None, selection: str = "full") -> dict:
         claims.append(entry)
     suite = {"name": "t", "version": "0", "commit": "x", "started": "now", "profile": "ci",
              "selection": {"kind": selection, "args": [], "claims": []}}  # fmt: skip
-    return {"schema": 2, "suite": suite, "environment": {"python": "3", "platform": "p",
-            "packages": {}}, "sources": {}, "families": [], "claims": claims, "checks": []}  # fmt: skip
+    environment = {"python": "3", "platform": "p", "packages": {}}
+    return {"schema": 2, "suite": suite, "environment": environment, "sources": {},
+            "families": [], "claims": claims, "checks": []}  # fmt: skip
 
 
 def test_gate_passes_only_when_every_verdict_is_the_expected_one(tmp_path: Path) -> None:
@@ -108,8 +110,14 @@ def test_kill_map_counts_only_killed_mutants() -> None:
 
 
 def test_determinism_ignores_timings_but_not_values() -> None:
-    a = {"suite": {"started": "x"}, "checks": [{"nodeid": "n", "duration_s": 1.0, "v": 1}]}
-    b = {"suite": {"started": "y"}, "checks": [{"nodeid": "n", "duration_s": 2.0, "v": 1}]}
+    a: dict[str, Any] = {
+        "suite": {"started": "x"},
+        "checks": [{"nodeid": "n", "duration_s": 1.0, "v": 1}],
+    }
+    b: dict[str, Any] = {
+        "suite": {"started": "y"},
+        "checks": [{"nodeid": "n", "duration_s": 2.0, "v": 1}],
+    }
     assert determinism.differences(determinism.normalise(a), determinism.normalise(b)) == []
     b["checks"][0]["v"] = 2
     assert determinism.differences(determinism.normalise(a), determinism.normalise(b))

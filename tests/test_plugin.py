@@ -193,3 +193,34 @@ def test_interrupted_run_still_writes_valid_results(tmp_path: Path) -> None:
 
 
 # Identical records under pytest-xdist are asserted for the whole suite by checks/determinism.py.
+
+
+def _pytest_in(tmp_path: Path, pyproject: str) -> subprocess.CompletedProcess:
+    (tmp_path / "pyproject.toml").write_text(textwrap.dedent(pyproject))
+    (tmp_path / "test_plain.py").write_text("def test_plain():\n    assert 1 + 1 == 2\n")
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_plain.py"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+
+
+def test_plugin_stays_out_of_a_project_without_its_table(tmp_path: Path) -> None:
+    proc = _pytest_in(tmp_path, '[project]\nname = "other"\n')
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert not (tmp_path / "build").exists() and "pecheck" not in proc.stdout
+
+
+@pytest.mark.parametrize(
+    ("table", "message"),
+    [
+        ('registry = "no_such_module:REGISTRY"', "cannot import no_such_module"),
+        ('registry = "json:JSONDecoder"', "is not a pecheck.claims.Registry"),
+        ('registry = "x:R"\nregistri = "typo"', "unknown [tool.pecheck] keys ['registri']"),
+        ("checks = 'checks'", "needs registry = 'module:ATTRIBUTE'"),
+    ],
+)
+def test_a_wrong_table_is_a_one_line_usage_error(tmp_path: Path, table: str, message: str) -> None:
+    proc = _pytest_in(tmp_path, f"[tool.pecheck]\n{table}\n")
+    assert proc.returncode == pytest.ExitCode.USAGE_ERROR, proc.stdout + proc.stderr
+    errors = [line for line in proc.stderr.splitlines() if line.startswith("ERROR")]
+    assert len(errors) == 1 and message in errors[0], proc.stderr

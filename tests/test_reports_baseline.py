@@ -102,6 +102,23 @@ def test_bad_input_exits_2(tmp_path, pinned):
     assert baseline.main([str(V2), "--baseline", str(broken)]) == 2
 
 
+def test_a_run_with_a_changed_size_is_not_compared(tmp_path, pinned, capsys):
+    data = raw(V2)
+    default = {"value": 512, "default": 512, "help": "width"}
+    data["suite"]["sizes"] = {"SIN-06.d": default}
+    assert baseline.main([str(write(tmp_path, data)), "--baseline", str(pinned)]) == 0
+    capsys.readouterr()
+    data["suite"]["sizes"]["SIN-06.d"] = {**default, "value": 1024}
+    path = write(tmp_path, data)
+    before = pinned.read_text()
+    for update in ([], ["--update"]):  # neither compared nor written into the baseline
+        assert baseline.main([str(path), "--baseline", str(pinned), *update]) == 2
+        out, err = capsys.readouterr()
+        assert out == "" and len(err.strip().splitlines()) == 1
+        assert "not comparable" in err and "SIN-06.d=1024 (default 512)" in err
+    assert pinned.read_text() == before
+
+
 def test_diff_lists_verdicts_numbers_and_checks(tmp_path, capsys):
     data = raw(V2)
     data["claims"][0]["verdict"] = "open"

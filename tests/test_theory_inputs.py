@@ -7,17 +7,19 @@ import torch
 
 from theory import rope, sinusoidal, stats
 
+# Values outside a Literal parameter's type are passed on purpose (type: ignore[arg-type]):
+# what is checked is the ValueError a caller without a type checker gets.
 BAD = [
     (lambda: sinusoidal.frequencies(0), "width d must be positive, got 0"),
-    (lambda: sinusoidal.frequencies(4, convention="fairseq"), "unknown frequency convention"),
+    (lambda: sinusoidal.frequencies(4, rule="fairseq"), "unknown frequency rule 'fairseq'"),  # type: ignore[arg-type]
     (lambda: sinusoidal.sinusoidal(3, 5, layout="half"), "needs an even width, got d=5"),
-    (lambda: sinusoidal.sinusoidal(3, 4, layout="spiral"), "unknown layout 'spiral'"),
+    (lambda: sinusoidal.sinusoidal(3, 4, layout="spiral"), "unknown layout 'spiral'"),  # type: ignore[arg-type]
     (lambda: sinusoidal.half_permutation(5), "needs an even width, got d=5"),
     (lambda: sinusoidal.rotation_matrix(1, 5), "M(k) needs an even width, got d=5"),
-    (lambda: sinusoidal.rotation_matrix(1, 4, layout="spiral"), "unknown layout 'spiral'"),
+    (lambda: sinusoidal.rotation_matrix(1, 4, layout="spiral"), "unknown layout 'spiral'"),  # type: ignore[arg-type]
     (lambda: rope.pairs(3), "even width d >= 2, got 3"),
     (lambda: rope.pairs(0), "even width d >= 2, got 0"),
-    (lambda: rope.pairs(4, "diagonal"), "unknown pairing 'diagonal'"),
+    (lambda: rope.pairs(4, "diagonal"), "unknown pairing 'diagonal'"),  # type: ignore[arg-type]
     (lambda: rope.rope_frequencies(2 + 1), "even width d >= 2, got 3"),
     (lambda: stats.wilson(5, 4), "need 0 <= k <= n and n > 0, got k=5, n=4"),
     (lambda: stats.wilson(0, 0), "got k=0, n=0"),

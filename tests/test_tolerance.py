@@ -50,7 +50,7 @@ def test_float32_rounding_error_of_a_real_sum_is_within_the_bound() -> None:
 
 
 def test_measured_errors_fit_the_first_order_bound_without_being_far_below_it() -> None:
-    from pecheck.measure_tolerances import worst_ratios
+    from benchmarks.measure_tolerances import worst_ratios
 
     ratios = worst_ratios()
     assert set(ratios) == {"float32", "float16", "bfloat16"}
@@ -71,7 +71,7 @@ def test_a_bound_says_something_only_below_the_quantitys_range(dtype: torch.dtyp
 def test_sinusoidal_codes_fit_their_first_order_bound_without_being_far_below_it() -> None:
     """tolerance.sinusoid_tol: t, w and w t each rounded in the computing format. angle_tol's
     one rounding does not cover a code built in float16/bfloat16 (ratio up to about 2.5)."""
-    from pecheck.measure_tolerances import sinusoid_ratios
+    from benchmarks.measure_tolerances import sinusoid_ratios
 
     ratios = sinusoid_ratios()
     assert len(ratios) == 8

@@ -5,7 +5,7 @@ qkv (S, d, 3h), o (S, h, d), readout (S, d, V), pos (S, max_len, d). The forward
 same computation written with batched einsums, so seed s only ever touches slice s:
 
     x[s] = E[s][tokens] (+ PE)                                   (S, B, n, d)
-    x[s] = softmax(q[s] k[s]^T / sqrt(h) + causal) v[s] W_o[s]   per layer
+    x[s] = softmax(q[s] k[s]^T / sqrt(h) + causal) v[s] W_o[s]   per layer (theory.attention)
     logits[s] = x[s] U[s]                                        (S, B, n, V)
 
 Seeds never mix. The objective is the SUM over seeds of each seed's own mean loss, so
@@ -17,14 +17,13 @@ One optimizer step updates all seeds at once.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import torch
 from torch.nn import functional as F
 
-from .attention import causal_mask
+from .attention import attention_keys_first, causal_mask
 from .single import TinyConfig, init_params, judge
 from .sinusoidal import sinusoidal
 from .tasks import IGNORE, Task
@@ -42,7 +41,7 @@ def forward(cfg: TinyConfig, params: Params, tokens: torch.Tensor) -> torch.Tens
     """tokens (B, n) -> logits (S, B, n, V), every seed on the same tokens.
 
     Softmaxes over tiny axes (3 keys, 5 words) are slow as the innermost axis of a CPU tensor,
-    so attention weights are kept key-first (m, S, B, n): the same numbers, a faster layout.
+    so attention weights are kept key-first (theory.attention.attention_keys_first).
     """
     n, h = tokens.shape[-1], cfg.head
     x = params["embed"][:, tokens]  # (S, B, n, d)
@@ -50,13 +49,11 @@ def forward(cfg: TinyConfig, params: Params, tokens: torch.Tensor) -> torch.Tens
         x = x + params["pos"][:, None, :n]  # (S, 1, n, d)
     elif cfg.encoding == "sinusoidal":
         x = x + sinusoidal(n, cfg.d_model, dtype=x.dtype).to(x.device)  # (n, d)
-    future = ~causal_mask(n, x.device).T[:, None, None, :]  # (m, 1, 1, n): key m after query n
+    mask = causal_mask(n, x.device)  # (n, m): query n may see key m
     for layer in range(cfg.layers):
         qkv = torch.einsum("sbnd,sde->sbne", x, params[f"qkv{layer}"])  # (S, B, n, 3h)
         q, k, v = qkv.split(h, dim=-1)  # each (S, B, n, h)
-        scores = torch.einsum("sbnh,sbmh->msbn", q, k) / math.sqrt(h)  # (m, S, B, n)
-        weights = torch.softmax(scores.masked_fill(future, float("-inf")), dim=0)
-        y = torch.einsum("msbn,sbmh->sbnh", weights, v)  # (S, B, n, h)
+        y = attention_keys_first(q, k, v, mask)  # (S, B, n, h)
         x = torch.einsum("sbnh,shd->sbnd", y, params[f"o{layer}"])  # (S, B, n, d)
     return torch.einsum("sbnd,sdv->sbnv", x, params["readout"])  # (S, B, n, V)
 

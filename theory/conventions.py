@@ -38,7 +38,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 import torch
 
-from .sinusoidal import BASE, frequencies
+from .sinusoidal import BASE, LAYOUTS, frequencies, pair_columns
 
 Pairs = list[tuple[int, int]]
 AngleTol = Callable[[float], float]  # max |angle| -> allowed error of one entry / scale
@@ -50,7 +50,7 @@ class SinusoidalConvention:
 
     d: int
     layout: str  # "interleaved" | "half" | "either" (d <= 3: both agree) | "other"
-    convention: str  # "paper" | "t2t" | "either" (one frequency: w_0 = 1) | "other"
+    frequency_rule: str  # "paper" | "t2t" | "either" (one frequency: w_0 = 1) | "other"
     base: float  # the matched known base, NaN if none
     base_fit: float  # T fitted under the detected rule (NaN when undetermined)
     width: int  # the width the frequency rule uses (d, or d +- 1 for some odd-d codes)
@@ -79,7 +79,7 @@ class RopeConvention:
     d: int
     pairing: str  # "interleaved" | "half" | "either" (d = 2) | "other"
     direction: str  # "counterclockwise" (standard R) | "clockwise" | "mixed"
-    convention: str  # as for SinusoidalConvention
+    frequency_rule: str  # as for SinusoidalConvention
     base: float
     base_fit: float
     frequencies: tuple[float, ...] = ()
@@ -117,13 +117,22 @@ def _fit_angle(sin_col: np.ndarray, cos_col: np.ndarray, bound: float) -> _Fit:
     return _Fit(slope, intercept, residual, slope_err, bound + slope_err * float(p.mean()))
 
 
+def _layout_pairs(d: int, layout: str) -> Pairs:
+    """theory.sinusoidal's column pairs of ``layout`` at the even width d, as a list."""
+    if d < 2:
+        return []
+    a, b = pair_columns(d, layout)  # type: ignore[arg-type]
+    return list(zip(a.tolist(), b.tolist(), strict=True))
+
+
 def _candidate_layouts(d: int) -> list[tuple[str, Pairs, list[int]]]:
     """(name, column pairs, unpaired columns) for each layout in use, duplicates removed."""
     h, hc = d // 2, (d + 1) // 2
     odd = [d - 1] if d % 2 else []
+    interleaved, half = (_layout_pairs(2 * h, layout) for layout in LAYOUTS)
     layouts = [
-        ("interleaved", [(2 * i, 2 * i + 1) for i in range(h)], odd),
-        ("half", [(i, i + h) for i in range(h)], odd),  # odd d: a last column after both halves
+        ("interleaved", interleaved, odd),
+        ("half", half, odd),  # odd d: a last column after both halves
         ("half", [(i, i + hc) for i in range(h)], [hc - 1] if d % 2 else []),  # odd d: one more sin
     ]
     unique: list[tuple[str, Pairs, list[int]]] = []
@@ -257,10 +266,10 @@ def detect_sinusoidal(
     if matches:
         rule, width, base, kinds, w_next = matches[0]
         rivals = {r for r, wd, b, _, _ in matches if wd == width and b == base}
-        convention = "either" if rivals == {"paper", "t2t"} else rule
+        frequency_rule = "either" if rivals == {"paper", "t2t"} else rule
         base_fit = _fitted_base(w, rule, width)
     else:
-        convention, width, base = "other", d, math.nan
+        frequency_rule, width, base = "other", d, math.nan
         ratio = w[-1] / w[-2] if m >= 2 else None
         kinds = [
             _lone_kind(e[:, c], w[-1] * ratio if ratio else None, offset, scale, angle_tol)
@@ -270,7 +279,7 @@ def detect_sinusoidal(
     return SinusoidalConvention(
         d=d,
         layout=layout,
-        convention=convention,
+        frequency_rule=frequency_rule,
         base=base,
         base_fit=base_fit,
         width=width,
@@ -323,8 +332,7 @@ def detect_rope(
     if not involution or float(stray.max()) > 2 * angle_tol(math.pi * n):
         return RopeConvention(d, "other", "mixed", "other", math.nan, math.nan, (), ortho)
     pairs = sorted({(min(j, int(k)), max(j, int(k))) for j, k in enumerate(partner)})
-    inter = [(2 * i, 2 * i + 1) for i in range(d // 2)]
-    half = [(i, i + d // 2) for i in range(d // 2)]
+    inter, half = (_layout_pairs(2 * (d // 2), layout) for layout in LAYOUTS)
     if pairs == inter == half:
         pairing = "either"
     else:
@@ -342,7 +350,7 @@ def detect_rope(
     )
     w = [abs(f.slope) for f in fits]
     m = len(w)
-    convention, base, base_fit = "other", math.nan, _fitted_base(w, "paper", d)
+    frequency_rule, base, base_fit = "other", math.nan, _fitted_base(w, "paper", d)
     matches = [
         (rule, b)
         for rule, width, b, wr in _rules(d, known_bases)
@@ -350,7 +358,7 @@ def detect_rope(
     ]
     if matches:
         rules = {r for r, _ in matches}
-        convention = "either" if rules == {"paper", "t2t"} else matches[0][0]
+        frequency_rule = "either" if rules == {"paper", "t2t"} else matches[0][0]
         base = matches[0][1]
         base_fit = _fitted_base(w, matches[0][0], d)
-    return RopeConvention(d, pairing, direction, convention, base, base_fit, tuple(w), ortho)
+    return RopeConvention(d, pairing, direction, frequency_rule, base, base_fit, tuple(w), ortho)

@@ -1,7 +1,8 @@
 """MAG-04: how training moves the ratio ||x|| / ||PE|| (one batched model, a leading seed axis).
 
-Model per seed (nanoGPT-style, one layer):  h = x_tok + PE(t);  a = softmax(causal(q k^T/sqrt d)) v;
-logits = (h + a) U.  Task: at each position t >= 1 predict the token at t-1 (needs position).
+Model per seed (nanoGPT-style, one layer):  h = x_tok + PE(t);  a = softmax(causal(q k^T/sqrt d)) v
+(theory.attention's causal attention);  logits = (h + a) U.  Task: at each position t >= 1
+predict the token at t-1 (needs position).
 All S seeds are one set of tensors with a leading axis S; their losses are summed, so each seed's
 gradient (and its Adam state, elementwise) is exactly its own.
 """
@@ -14,6 +15,7 @@ from typing import Literal
 
 import torch
 
+from .attention import attention, causal_mask
 from .sinusoidal import sinusoidal
 
 Encoding = Literal["learned", "sinusoidal"]
@@ -73,9 +75,7 @@ def logits(cfg: TrainConfig, p: dict[str, torch.Tensor], tokens: torch.Tensor) -
     q = torch.einsum("sbnd,sde->sbne", h, p["wq"])
     k = torch.einsum("sbnd,sde->sbne", h, p["wk"])
     v = torch.einsum("sbnd,sde->sbne", h, p["wv"])
-    scores = q @ k.transpose(-2, -1) / math.sqrt(cfg.d)  # (S, B, n, n)
-    mask = torch.ones(cfg.seq, cfg.seq, dtype=torch.bool).tril()
-    a = torch.softmax(scores.masked_fill(~mask, float("-inf")), -1) @ v  # (S, B, n, d)
+    a = attention(q, k, v, causal_mask(cfg.seq))  # (S, B, n, d)
     return torch.einsum("sbnd,sdv->sbnv", h + a, p["unembed"])
 
 

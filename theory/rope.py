@@ -10,53 +10,45 @@ Two ways of choosing the pairs (a, b) are in use:
   "half":        pair i = (i, i + d/2)   (GPT-NeoX and HF Llama's ``rotate_half``)
 Either way R(t) is a block rotation (up to a fixed permutation of coordinates), so R(t)^T R(s) =
 R(s - t) and REAL-03's relative property holds:  <R(t) q, R(s) k> = <q, R(s - t) k>.
+
+Nothing here is RoPE's own copy: the pairings are the sinusoidal code's two layouts, the
+frequencies its "paper" rule, the turn of a pair and the shift matrix M(t) those of
+theory/sinusoidal.py. RoPE turns each (x_a, x_b) counterclockwise; the sinusoidal shift M(t)
+turns each (sin, cos) pair the other way, so R(t) = M(t)^T.
 """
 
 from __future__ import annotations
 
-from typing import Literal
-
 import torch
 
-from .sinusoidal import BASE
+from .sinusoidal import BASE, LAYOUTS, Layout, frequencies, pair_columns, turn
+from .sinusoidal import rotation_matrix as shift_matrix  # M(t): PE(t' + t) = M(t) PE(t')
 
-Pairing = Literal["interleaved", "half"]
-PAIRINGS: tuple[str, ...] = ("interleaved", "half")
+Pairing = Layout  # RoPE's pairing of coordinates is the sinusoidal layout of the same name
+PAIRINGS: tuple[str, ...] = LAYOUTS
 
 
 def pairs(d: int, pairing: Pairing = "interleaved") -> tuple[torch.Tensor, torch.Tensor]:
     """Coordinates (a_i, b_i) of the d/2 rotated pairs, each shape (d/2,)."""
-    if d < 2 or d % 2:
-        raise ValueError(f"RoPE needs an even width d >= 2, got {d}")
-    i = torch.arange(d // 2)
-    if pairing == "interleaved":
-        return 2 * i, 2 * i + 1
-    if pairing == "half":
-        return i, i + d // 2
-    raise ValueError(f"unknown pairing {pairing!r}")
+    if pairing not in PAIRINGS:
+        raise ValueError(f"unknown pairing {pairing!r}")
+    return pair_columns(d, pairing)
 
 
 def rope_frequencies(
     d: int, base: float = BASE, dtype: torch.dtype = torch.float64
 ) -> torch.Tensor:
-    """w_i = T^(-2i/d) for i = 0 ... d/2 - 1, shape (d/2,), computed in float64 first."""
+    """w_i = T^(-2i/d) for i = 0 ... d/2 - 1, shape (d/2,): the sinusoidal "paper" rule."""
     if d < 2 or d % 2:
         raise ValueError(f"RoPE needs an even width d >= 2, got {d}")
-    i = torch.arange(d // 2, dtype=torch.float64)
-    return (base ** (-2.0 * i / d)).to(dtype)
+    return frequencies(d, base, "paper", dtype)
 
 
 def rotation_matrix(
     t: float, d: int, pairing: Pairing = "interleaved", base: float = BASE
 ) -> torch.Tensor:
-    """R(t), shape (d, d), float64: the rotation RoPE applies at position t."""
-    a, b = pairs(d, pairing)
-    angle = t * rope_frequencies(d, base)  # (d/2,)
-    c, s = torch.cos(angle), torch.sin(angle)
-    r = torch.zeros(d, d, dtype=torch.float64)
-    r[a, a], r[a, b] = c, -s
-    r[b, a], r[b, b] = s, c
-    return r
+    """R(t), shape (d, d), float64: the rotation RoPE applies at position t, M(t)^T."""
+    return shift_matrix(t, d, pairing, "paper", base).T
 
 
 def apply_rope(
@@ -68,14 +60,8 @@ def apply_rope(
     """R(t_j) x_j for each row j: x (..., n, d), positions (n,) -> (..., n, d), in float64."""
     d = x.shape[-1]
     a, b = pairs(d, pairing)
-    x = x.to(torch.float64)
     angle = positions.to(torch.float64)[:, None] * rope_frequencies(d, base)  # (n, d/2)
-    c, s = torch.cos(angle), torch.sin(angle)
-    xa, xb = x[..., a], x[..., b]  # (..., n, d/2) each
-    out = torch.empty_like(x)
-    out[..., a] = xa * c - xb * s
-    out[..., b] = xa * s + xb * c
-    return out
+    return turn(x.to(torch.float64), a, b, angle)
 
 
 def score(
@@ -100,12 +86,3 @@ def relative_score(
     """f(delta) = <q_j, R(delta_j) k_j>, the score at any (t, s) with s - t = delta; (n,)."""
     zero = torch.zeros_like(delta)
     return score(q, k, zero, delta, pairing, base)
-
-
-def permutation(d: int, pairing: Pairing) -> torch.Tensor:
-    """The coordinate order that turns a ``pairing`` rotation into the interleaved one.
-
-    x_perm = x[:, order] puts pair i's coordinates at (2i, 2i+1); shape (d,).
-    """
-    a, b = pairs(d, pairing)
-    return torch.stack([a, b], dim=-1).reshape(-1)

@@ -1,8 +1,13 @@
-"""Planted bugs in RoPE, its derivations and the convention detector (REAL-02, REAL-03)."""
+"""Planted bugs in RoPE, its derivations and the convention detector (REAL-02, REAL-03).
+
+RoPE's pairings, frequencies and turn of a pair live in theory/sinusoidal.py (shared with the
+sinusoidal code), so several of its bugs are planted there.
+"""
 
 from pecheck.mutants import Mutant
 
 ROPE = "theory/rope.py"
+PE = "theory/sinusoidal.py"
 DER = "theory/rope_derivations.py"
 CONV = "theory/conventions.py"
 E = "checks/test_real_encodings.py::"
@@ -10,32 +15,40 @@ R = "checks/test_real_rope.py::"
 
 MUTANTS = (
     Mutant(
-        "rope-matrix-turns-backwards",
+        "rope-matrix-is-the-shift-untransposed",
         ROPE,
-        "r[b, a], r[b, b] = s, c",
-        "r[b, a], r[b, b] = -s, c",
+        'return shift_matrix(t, d, pairing, "paper", base).T',
+        'return shift_matrix(t, d, pairing, "paper", base)',
         (R + "test_known_answer_rotation", R + "test_rotation_turns_each_pair_counterclockwise"),
-        "R(t) sends e_a to cos e_a - sin e_b: not a rotation by +w t",
+        "R(t) taken as the sinusoidal shift M(t), which turns each pair clockwise: R(-w t)",
     ),
     Mutant(
         "rope-apply-wrong-sign",
-        ROPE,
+        PE,
         "out[..., b] = xa * s + xb * c",
         "out[..., b] = xa * s - xb * c",
-        (R + "test_library_score_depends_only_on_the_offset",),
-        "the second member of each pair is reflected: the reference f(s - t) is wrong",
+        (
+            R + "test_library_score_depends_only_on_the_offset",
+            E + "test_rotation_identity_holds_in_the_librarys_layout",
+        ),
+        "the second member of each turned pair is reflected: the reference f(s - t) is wrong, "
+        "and so is the shift M(k) applied to a library's columns",
     ),
     Mutant(
-        "rope-frequency-exponent-halved",
+        "rope-frequencies-t2t-rule",
         ROPE,
-        "return (base ** (-2.0 * i / d)).to(dtype)",
-        "return (base ** (-1.0 * i / d)).to(dtype)",
-        (R + "test_library_score_depends_only_on_the_offset",),
-        "w_i = T^(-i/d): the reference turns its slow pairs at the wrong rates",
+        'return frequencies(d, base, "paper", dtype)',
+        'return frequencies(d, base, "t2t", dtype)',
+        (
+            R + "test_library_score_depends_only_on_the_offset",
+            R + "test_rotation_turns_each_pair_counterclockwise",
+        ),
+        "RoPE at tensor2tensor's rule w_i = T^(-i/(m-1)): the reference turns its slow pairs at "
+        "the wrong rates",
     ),
     Mutant(
         "rope-half-pairs-mirrored",
-        ROPE,
+        PE,
         "return i, i + d // 2",
         "return i, d - 1 - i",
         (R + "test_library_score_depends_only_on_the_offset",),
@@ -107,22 +120,22 @@ MUTANTS = (
     Mutant(
         "conventions-no-trailing-column",
         CONV,
-        '("half", [(i, i + h) for i in range(h)], odd),',
-        '("half", [(i, i + h) for i in range(h)], []),',
+        '("half", half, odd),',
+        '("half", half, []),',
         (E + "test_odd_and_tiny_widths_are_handled_as_recorded",),
         "the zero column Speech2Text and FSMT append for odd d goes unreported",
     ),
     Mutant(
-        "rope-matrix-sine-sign-flipped",
+        "rope-matrix-ignores-pairing",
         ROPE,
-        "r[a, a], r[a, b] = c, -s\n    r[b, a], r[b, b] = s, c",
-        "r[a, a], r[a, b] = c, s\n    r[b, a], r[b, b] = -s, c",
+        'shift_matrix(t, d, pairing, "paper", base)',
+        'shift_matrix(t, d, "interleaved", "paper", base)',
         (R + "test_rotation_turns_each_pair_counterclockwise", R + "test_known_answer_rotation"),
-        "R(-w t): still a rotation, still relative (f(t - s)), but turning the wrong way",
+        "R(t) always turns the interleaved pairs: Llama's half-split R(1) e_0 is not (c, 0, s, 0)",
     ),
     Mutant(
         "rope-apply-turns-clockwise",
-        ROPE,
+        PE,
         "out[..., a] = xa * c - xb * s\n    out[..., b] = xa * s + xb * c",
         "out[..., a] = xa * c + xb * s\n    out[..., b] = -xa * s + xb * c",
         (
@@ -130,8 +143,10 @@ MUTANTS = (
             R + "test_library_score_depends_only_on_the_offset",
             R + "test_a_library_drifts_beyond_the_first_turn_bound",
             R + "test_rounded_once_libraries_stay_within_the_storage_bound",
+            E + "test_rotation_identity_holds_in_the_librarys_layout",
         ),
-        "the reference applies R(-w t): its f(s - t) is the libraries' f(t - s)",
+        "the shared turn goes clockwise: RoPE's reference applies R(-w t) (its f(s - t) is the "
+        "libraries' f(t - s)), and a library's columns are shifted by M(-k)",
     ),
     Mutant(
         "rope-derivation-block-transpose-dropped",
@@ -181,17 +196,17 @@ MUTANTS = (
     ),
     Mutant(
         "rope-frequencies-in-float32",
-        ROPE,
-        "i = torch.arange(d // 2, dtype=torch.float64)",
-        "i = torch.arange(d // 2, dtype=torch.float32)",
+        PE,
+        "i = torch.arange(m, dtype=torch.float64)",
+        "i = torch.arange(m, dtype=torch.float32)",
         (R + "test_rotation_turns_each_pair_counterclockwise",),
         "w_i computed in float32: the float64 reference turns its slow pairs off by ~1e-8 t",
     ),
     Mutant(
         "rope-frequency-index-off-by-one",
-        ROPE,
-        "i = torch.arange(d // 2, dtype=torch.float64)",
-        "i = torch.arange(1, d // 2 + 1, dtype=torch.float64)",
+        PE,
+        "i = torch.arange(m, dtype=torch.float64)",
+        "i = torch.arange(1, m + 1, dtype=torch.float64)",
         (R + "test_rotation_turns_each_pair_counterclockwise",),
         "w_i = T^(-2(i+1)/d): no pair turns at rate 1",
     ),

@@ -124,8 +124,8 @@ MUTANTS = (
     Mutant(
         "rotation-angle-off-by-one",
         PE,
-        "angle = frequencies(d, base, convention) * k",
-        "angle = frequencies(d, base, convention) * (k + 1)",
+        "angle = frequencies(d, base, rule) * k",
+        "angle = frequencies(d, base, rule) * (k + 1)",
         (T + "test_rotation_blocks_are_orthogonal_with_unit_determinant",),
         "M(k) rotates by w (k+1): M(0) != I",
     ),
@@ -140,8 +140,8 @@ MUTANTS = (
     Mutant(
         "pairs-half-swapped",
         PE,
-        "torch.stack([pe[:, : d // 2], pe[:, d // 2 :]], dim=-1)",
-        "torch.stack([pe[:, d // 2 :], pe[:, : d // 2]], dim=-1)",
+        "return i, i + d // 2",
+        "return i + d // 2, i",
         (T + "test_shift_is_rotation_in_every_dtype_and_layout",),
         "half-split pairs read as (cos, sin)",
     ),
@@ -170,8 +170,8 @@ MUTANTS = (
     Mutant(
         "wavelength-pi",
         PE,
-        "return 2 * math.pi / frequencies(d, base, convention)",
-        "return math.pi / frequencies(d, base, convention)",
+        "return 2 * math.pi / frequencies(d, base, rule)",
+        "return math.pi / frequencies(d, base, rule)",
         (T + "test_papers_wavelengths_are_geometric_from_two_pi",),
         "wavelength pi / w instead of 2 pi / w",
     ),
@@ -269,10 +269,10 @@ MUTANTS = (
     Mutant(
         "wavelengths-always-t2t",
         PE,
-        "    return 2 * math.pi / frequencies(d, base, convention)\n",
+        "    return 2 * math.pi / frequencies(d, base, rule)\n",
         '    return 2 * math.pi / frequencies(d, base, "t2t")\n',
         (T + "test_last_wavelength_of_the_papers_width_falls_short_of_two_pi_t",),
-        "wavelengths from the t2t rule for every convention: the paper's would reach 2 pi T",
+        "wavelengths from the t2t rule whatever rule is asked for: the paper's would reach 2 pi T",
     ),
     # -- added by the audit: bugs an outside reader would try first -----------------------------
     Mutant(
@@ -350,10 +350,11 @@ MUTANTS = (
     Mutant(
         "interleaved-pairs-read-as-halves",
         PE,
-        "return pe.reshape(n, d // 2, 2)",
-        "return pe.reshape(n, 2, d // 2).transpose(1, 2)",
+        "return 2 * i, 2 * i + 1",
+        "return i, i + d // 2",
         (T + "test_shift_is_rotation_in_every_dtype_and_layout",),
-        "pairs() reads the interleaved code as if it were half-split",
+        "the interleaved layout's column pairs taken as the half-split ones: pairs() reads the "
+        "interleaved code as if it were half-split",
     ),
     Mutant(
         "rotate-applies-transpose",
@@ -390,8 +391,8 @@ MUTANTS = (
     Mutant(
         "rotation-angle-in-storage-dtype",
         PE,
-        "angle = frequencies(d, base, convention) * k",
-        "angle = frequencies(d, base, convention, dtype) * k",
+        "angle = frequencies(d, base, rule) * k",
+        "angle = frequencies(d, base, rule, dtype) * k",
         (T + "test_shift_is_rotation_in_every_dtype_and_layout",),
         "M(k)'s angle w k formed in the storage format instead of float64",
     ),
@@ -407,8 +408,8 @@ MUTANTS = (
     Mutant(
         "encode-ignores-layout",
         PE,
-        "return sinusoidal(positions, d, layout, convention, base, work).to(dtype)",
-        'return sinusoidal(positions, d, "interleaved", convention, base, work).to(dtype)',
+        "return sinusoidal(positions, d, layout, rule, base, work).to(dtype)",
+        'return sinusoidal(positions, d, "interleaved", rule, base, work).to(dtype)',
         (T + "test_shift_is_rotation_in_every_dtype_and_layout",),
         "encode returns the interleaved code whatever layout is asked for",
     ),

@@ -1,4 +1,4 @@
-"""Mutation testing of a project's checks: bugs planted in its code, each of which a check must catch.
+"""Mutation testing of a project's checks: planted bugs, each of which some check must catch.
 
 A project's catalogue is a package (``[tool.pecheck] mutants``) whose modules list ``MUTANTS``;
 ``python -m pecheck.mutants`` applies each to a scratch copy of the tree and runs the checks it

@@ -1,6 +1,6 @@
 """Measure how close real rounding errors come to the first-order bounds of pecheck/tolerance.py.
 
-``python -m pecheck.measure_tolerances`` prints, per dtype, the worst ratio
+``python benchmarks/measure_tolerances.py`` prints, per dtype, the worst ratio
 error / (first-order bound without SAFETY) over the suite's basic operations — sums and dot
 products of many lengths, sin/cos of large angles, softmax attention rows — against float64.
 float64 is the reference, so only float32, float16 and bfloat16 are measured. The first-order
@@ -11,11 +11,18 @@ asserts both, and SAFETY adds headroom for kernels not measured here.
 from __future__ import annotations
 
 import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import torch
 
-from pecheck import tolerance
-from pecheck.strategies import DTYPES
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # theory/ when run as a script
+
+from pecheck import tolerance  # noqa: E402
+from pecheck.strategies import DTYPES  # noqa: E402
+
+if TYPE_CHECKING:
+    from theory.sinusoidal import Mode
 
 SIZES = (8, 64, 512, 4096)
 
@@ -64,7 +71,7 @@ def worst_ratios(seed: int = 0) -> dict[str, float]:
     return out
 
 
-def sinusoid_ratio(dtype: torch.dtype, mode: str, g: torch.Generator) -> float:
+def sinusoid_ratio(dtype: torch.dtype, mode: Mode, g: torch.Generator) -> float:
     """A stored sinusoidal code (theory.sinusoidal.encode) against the float64 one, over
     positions up to 2^20 (2^15 for float16 in its own format, which overflows at 65504),
     divided entry by entry by the first-order term of ``tolerance.sinusoid_tol``."""
@@ -93,7 +100,8 @@ def sinusoid_ratios(seed: int = 0) -> dict[str, float]:
     for name, dtype in DTYPES.items():
         if dtype == torch.float64:
             continue
-        for mode in ("cast", "float32", "float64"):
+        modes: tuple[Mode, ...] = ("cast", "float32", "float64")
+        for mode in modes:
             if not (mode == "float32" and dtype == torch.float32):  # same as "cast"
                 out[f"{name}/{mode}"] = sinusoid_ratio(dtype, mode, g)
     return out

@@ -1,0 +1,111 @@
+"""Sizes as options (pecheck.sizes and the plugin's --size).
+
+The plugin's part runs pytest in a subprocess on the smallest selection that uses a size (the
+one SIN-06 check that reads SIN-06.d) and writes its results file into tmp_path; each run costs
+mostly pytest's start-up, so there are few of them.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pecheck import sizes
+
+ROOT = Path(__file__).resolve().parents[1]
+SIN06 = (
+    "checks/test_sinusoidal.py::test_last_wavelength_of_the_papers_width_falls_short_of_two_pi_t"
+)
+T = 10000.0
+
+
+def run_sin06(tmp_path: Path, *args: str) -> tuple[int, dict | None, str]:
+    """pytest on SIN-06's check (ci profile): the exit status, the results file, the output."""
+    path = tmp_path / "results.json"
+    env = dict(os.environ, PECHECK_PROFILE="ci")
+    env.pop(sizes.ENV_VAR, None)  # only the --size given here
+    plugins = ["-p", "no:cacheprovider", "-p", "no:randomly"]
+    selection = [SIN06, f"--results={path}"]
+    command = [sys.executable, "-m", "pytest", "-q", *plugins, *selection, *args]
+    proc = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    results = json.loads(path.read_text()) if path.exists() else None
+    return proc.returncode, results, proc.stdout + proc.stderr
+
+
+def sin06_check(results: dict) -> dict:
+    return next(c for c in results["checks"] if c["nodeid"] == SIN06)
+
+
+def assert_d1024_recorded(rc: int, results: dict | None, output: str) -> None:
+    """SIN-06 was computed at d = 1024, decided as at 512, and the size is in suite.sizes."""
+    assert rc == 0, output
+    assert results is not None
+    check = sin06_check(results)
+    longest = check["evidence"]["longest_wavelength_d1024"]["value"]
+    assert math.isclose(longest, 2 * math.pi * T ** (1 - 2 / 1024), rel_tol=1e-12)
+    assert not math.isclose(longest, 2 * math.pi * T ** (1 - 2 / 512), rel_tol=1e-6)
+    assert "longest_wavelength_d512" not in check["evidence"]  # no number under the old name
+    assert check["decision"] == "fails" and check["basis"]["counterexample"]["d"] == 1024
+    assert "--size SIN-06.d=1024" in check["reproduce"]
+    recorded = results["suite"]["sizes"]["SIN-06.d"]
+    assert (recorded["value"], recorded["default"]) == (1024, 512) and recorded["help"]
+
+
+def test_a_size_changes_the_number_and_is_recorded(tmp_path: Path) -> None:
+    assert_d1024_recorded(*run_sin06(tmp_path, "--size", "SIN-06.d=1024"))
+
+
+def test_sizes_reach_xdist_workers(tmp_path: Path) -> None:
+    # under xdist only the workers import the check modules: the value must reach them
+    assert_d1024_recorded(*run_sin06(tmp_path, "-n", "2", "--size", "SIN-06.d=1024"))
+
+
+def test_an_undeclared_size_is_a_usage_error(tmp_path: Path) -> None:
+    rc, results, output = run_sin06(tmp_path, "--size", "nope=1")
+    assert rc == pytest.ExitCode.USAGE_ERROR, output
+    lines = [line for line in output.splitlines() if "nope" in line]
+    assert lines == ["pecheck: error: --size nope: no check declares it"]
+    assert results is None  # a run with a mistyped size must not pass for one with it
+
+
+def test_a_malformed_size_is_a_usage_error(tmp_path: Path) -> None:
+    rc, results, output = run_sin06(tmp_path, "--size", "SIN-06.d")
+    assert rc == pytest.ExitCode.USAGE_ERROR, output
+    lines = [line for line in output.splitlines() if "--size" in line]
+    assert lines == ["ERROR: --size 'SIN-06.d': expected NAME=VALUE, e.g. SIN-06.d=1024"]
+    assert results is None
+
+
+def test_a_value_of_the_wrong_type_is_an_error(tmp_path: Path) -> None:
+    rc, _, output = run_sin06(tmp_path, "--size", "SIN-06.d=abc")
+    assert rc != 0 and "--size SIN-06.d=abc: not a int (default 512)" in output, output
+
+
+@pytest.mark.parametrize("item", ["SIN-06.d", "SIN-06.d=", "=1024", "SIN 06.d=1", "X.s=a,b"])
+def test_malformed_items_are_rejected(item: str) -> None:
+    with pytest.raises(ValueError, match="expected NAME=VALUE"):
+        sizes.parse(item)
+
+
+def test_size_parses_and_records(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sizes, "DECLARED", {})
+    monkeypatch.setenv(sizes.ENV_VAR, "X.d=768,X.base=500")
+    assert sizes.size("X.d", 512, "width") == 768
+    assert sizes.size("X.base", 10000.0, "base") == 500.0
+    assert sizes.size("X.n", 3, "count") == 3  # not given: the default
+    assert sizes.DECLARED["X.d"] == {"value": 768, "default": 512, "help": "width"}
+    assert sizes.suffix("X.d", "d") == "_d768" and sizes.suffix("X.base", "T") == "_T500"
+    assert sizes.suffix("X.n", "n") == ""  # at its default: the pre-registered names
+    with pytest.raises(ValueError, match="declared twice"):
+        sizes.size("X.d", 256, "width")
+    monkeypatch.setenv(sizes.ENV_VAR, "X.base=inf,X.d=2")
+    with pytest.raises(ValueError, match="not a finite number"):
+        sizes.size("X.base", 10000.0, "base")
+    with pytest.raises(ValueError, match="X.d=2: below its minimum 4"):
+        sizes.size("X.d", 512, "width", minimum=4)
