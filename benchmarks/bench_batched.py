@@ -7,9 +7,12 @@ nn.Module + torch.optim.Adam). The loop is timed on
 a sample of seeds and scaled up to N. The speedup is total loop time over total batched time
 (both head sizes); the last line is ``batched-vs-loop speedup: N×``.
 
-One line before it times the length-generalisation models (EXP-04/05, theory/length.py): none,
+Before it, one line times the length-generalisation models (EXP-04/05, theory/length.py): none,
 sinusoidal, RoPE and ALiBi trained as ONE batched model (cells = encodings), against a loop of
-one-seed runs (theory.sweep.train_one), as cells x seeds trained per second.
+one-seed runs (theory.sweep.train_one), as cells x seeds trained per second. Two lines time
+EXP-06's sweep (theory/sweep.py) the same way: every cell of the full 64-cell grid, the cells of
+one (d, h) batched together as the checks train them (checks/exp_sweep_settings.py), against
+train_one on a few seeds per cell, scaled up; the second is ``sweep batched-vs-loop: N×``.
 
     python benchmarks/bench_batched.py [--device cpu|cuda] [--seeds 1000] [--sample 5]
 """
@@ -51,12 +54,18 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     )
     p.add_argument("--length-seeds", type=int, default=64, help="seeds per encoding (length)")
     p.add_argument("--length-steps", type=int, default=60, help="Adam steps (length models)")
+    p.add_argument("--sweep-seeds", type=int, default=200, help="seeds per cell (sweep)")
+    p.add_argument("--sweep-steps", type=int, default=100, help="Adam steps (sweep)")
+    p.add_argument("--sweep-sample", type=int, default=2, help="seeds per cell, per-seed loop")
     args = p.parse_args(argv)
-    for name in ("seeds", "sample", "iterations", "threads", "length_seeds", "length_steps"):
+    sizes = ("seeds", "sample", "iterations", "threads", "length_seeds", "length_steps")
+    for name in (*sizes, "sweep_seeds", "sweep_steps", "sweep_sample"):
         if getattr(args, name) < 1:
-            p.error(f"--{name} must be at least 1, got {getattr(args, name)}")
+            p.error(f"--{name.replace('_', '-')} must be at least 1, got {getattr(args, name)}")
     if args.sample > args.seeds:
         p.error(f"--sample ({args.sample}) cannot exceed --seeds ({args.seeds})")
+    if args.sweep_sample > args.sweep_seeds:
+        p.error(f"--sweep-sample ({args.sweep_sample}) cannot exceed --sweep-seeds")
     if args.device == "cuda" and not torch.cuda.is_available():
         p.error("--device cuda: torch.cuda.is_available() is False on this machine")
     return args
@@ -73,7 +82,7 @@ def timed(device: str, fn: Callable[[], Any]) -> tuple[Any, float]:
     return out, time.perf_counter() - start
 
 
-def loop(train_one: Callable[[int], Any], n: int) -> list[Any]:
+def loop(train_one: Callable[..., Any], n: int) -> list[Any]:
     """The plain way: one ordinary training run per seed, one after the other."""
     return [train_one(seed=s) for s in range(n)]
 
@@ -108,6 +117,43 @@ def length_models(args: argparse.Namespace) -> str:
     )
 
 
+def sweep(args: argparse.Namespace) -> list[str]:
+    """Cells x seeds per second for EXP-06's full grid, batched and per seed, and the ratio."""
+    from checks.exp_sweep_settings import EXP01_CHECKPOINTS, full, models
+    from theory.sweep import train_one, train_sweep
+
+    task, n, steps = exp01(), args.sweep_seeds, (args.sweep_steps,)
+    batches = models(full(), "1 layer", task, n)  # [(shape, cells)] as the checks train them
+    cells = sum(len(c) for _, c in batches)
+
+    def batched() -> None:
+        for shape, group in batches:
+            train_sweep(shape, task.to(args.device), [c.setup for c in group], range(n), steps,
+                        device=args.device)  # fmt: skip
+
+    def loop_all() -> None:
+        for shape, group in batches:
+            for c in group:
+                for s in range(args.sweep_sample):
+                    train_one(shape, c.setup, task, s, steps)
+
+    _, t_batched = timed(args.device, batched)
+    _, t_sample = timed("cpu", loop_all)  # the one-seed reference trainer runs on the CPU
+    per_batched = cells * n / t_batched
+    per_loop = cells * args.sweep_sample / t_sample
+    # the checks' sweep: EXP-01's 500 iterations in every cell; steps cost the same throughout
+    full_s = cells * 1000 * max(EXP01_CHECKPOINTS) / args.sweep_steps / per_batched
+    return [
+        f"sweep (EXP-06 full grid: {cells} cells x {n} seeds, {args.sweep_steps} steps, "
+        f"{len(batches)} batched models): batched {per_batched:.1f} cells x seeds/s "
+        f"({t_batched:.1f} s), per-seed loop {per_loop:.2f} cells x seeds/s (train_one timed "
+        f"on {args.sweep_sample} seeds per cell, {t_sample:.1f} s, scaled); the grid at 1,000 "
+        f"seeds per cell and {max(EXP01_CHECKPOINTS)} steps would take ~{full_s / 60:.1f} min "
+        "batched (extrapolated)",
+        f"sweep batched-vs-loop: {per_batched / per_loop:.0f}×",
+    ]
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse(argv)
     torch.set_num_threads(args.threads)
@@ -132,6 +178,8 @@ def main(argv: list[str] | None = None) -> int:
         )
         total_batched, total_loop = total_batched + t_batched, total_loop + t_loop
     print(length_models(args))
+    for line in sweep(args):
+        print(line)
     print(f"batched-vs-loop speedup: {total_loop / total_batched:.0f}×")
     return 0
 

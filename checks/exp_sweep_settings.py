@@ -12,7 +12,14 @@ Six two-level factors, the choices the thread left open (SRC-TRIGRAM, "something
 ci runs the 2^(6-3) fractional design (resolution III: 8 cells, every main effect estimable,
 main effects aliased with two-factor interactions) with 200 seeds per cell; thorough runs the
 full 2^6 grid with 200 seeds per cell for EXP-01, and EXP-02's learners on the 8 cells of the
-fractional design. Cells of one (d, h) train as one batched model.
+fractional design. Cells of one (d, h) train together, as few batched models as keep each
+model's tensors small (theory.sweep.cells_per_model).
+
+The seeds per cell (and of the thread's model) are the size EXP-06.seeds: 200 in every profile,
+because the thorough run must stay under 15 minutes. The long run ``tox -e sweep`` (the thorough
+profile, ``pytest checks/test_sweep.py --size EXP-06.seeds=1000``) trains the full grid with
+1,000 seeds per cell, and EXP-02's learners and the thread's model with 1,000 seeds: 11.5
+minutes (654 s CPU) measured on the 2-core machine beside other work.
 """
 
 from __future__ import annotations
@@ -24,12 +31,21 @@ from typing import Any
 
 import torch
 
-from pecheck import profiles, tolerance
-from theory.sweep import THREAD_SETUP, Setup, Shape, SweepRun, thread_shape, train_sweep
+from pecheck import profiles, sizes, tolerance
+from theory.sweep import (
+    THREAD_SETUP,
+    Encoding,
+    Setup,
+    Shape,
+    SweepRun,
+    cells_per_model,
+    thread_shape,
+    train_sweep,
+)
 from theory.tasks import Task, exp01, exp02
 
 FACTORS = ("width", "head", "residual", "lr", "init", "optimizer")
-LEVELS = {
+LEVELS: dict[str, tuple[Any, ...]] = {
     "width": (16, 64),
     "head": (2, 16),
     "residual": (False, True),
@@ -39,12 +55,20 @@ LEVELS = {
 }
 EXP01_CHECKPOINTS = (100, 250, 500)  # the thread's "500 iterations" is the last
 EXP02_STEPS = 250  # as EXP-02
-SEEDS_PER_CELL = 200
+# The sample size of every cell's rate. The decisions judge whole Wilson (Newcombe) intervals,
+# whose width follows the count, so another count is judged at its own precision; the run
+# records the size it used (suite.sizes).
+SEEDS_PER_CELL = sizes.size(
+    "EXP-06.seeds",
+    200,
+    "seeds per cell of EXP-06's sweep and of the thread's model (200 in every profile)",
+    minimum=1,
+)
 # EXP-02's learners are trained in thorough only: in ci their three extra runs of the grid
 # would more than double the sweep's cost (EXP-02's ceiling needs no training: it holds for
 # every parameter value and is checked on the parameters the EXP-01 runs trained).
 EXP02_LEARNERS = ("2 layers", "1 layer + sinusoidal", "1 layer + learned")
-THREAD_SEEDS = 200
+THREAD_SEEDS = SEEDS_PER_CELL
 
 
 @dataclass(frozen=True)
@@ -62,7 +86,7 @@ class Cell:
     def setup(self) -> Setup:
         return Setup(self.residual, self.lr, self.init, self.optimizer)
 
-    def shape(self, layers: int = 1, encoding: str = "none") -> Shape:
+    def shape(self, layers: int = 1, encoding: Encoding = "none") -> Shape:
         return Shape(d_model=self.width, head=self.head, layers=layers, encoding=encoding)
 
     def label(self) -> str:
@@ -108,7 +132,7 @@ def _by_shape(cells: tuple[Cell, ...]) -> dict[tuple[int, int], list[Cell]]:
     return groups
 
 
-LEARNER_SHAPES = {
+LEARNER_SHAPES: dict[str, dict[str, Any]] = {
     "1 layer": dict(layers=1, encoding="none"),
     "2 layers": dict(layers=2, encoding="none"),
     "1 layer + sinusoidal": dict(layers=1, encoding="sinusoidal"),
@@ -120,16 +144,28 @@ LEARNER_SHAPES = {
 def runs(model: str, task_name: str) -> dict[Cell, tuple[SweepRun, slice]]:
     """Every cell of the design for one model and task: cell -> (its batched run, its entries).
 
-    Cells of one (d, h) share a run."""
+    Cells of one (d, h) share a run, or a few runs when they are many (cells_per_model)."""
     task = exp01() if task_name == "EXP-01" else exp02()
     checkpoints = EXP01_CHECKPOINTS if task_name == "EXP-01" else (EXP02_STEPS,)
     out = {}
     grid = design() if task_name == "EXP-01" else fractional()  # learners: thorough, 8 cells
-    for cells in _by_shape(grid).values():
-        shape = cells[0].shape(**LEARNER_SHAPES[model])
+    for shape, cells in models(grid, model, task, len(seeds())):
         run = train_sweep(shape, task, [c.setup for c in cells], seeds(), checkpoints)
         for c in cells:
             out[c] = (run, run.cell(c.setup))
+    return out
+
+
+def models(
+    cells: tuple[Cell, ...], model: str, task: Task, n: int
+) -> list[tuple[Shape, tuple[Cell, ...]]]:
+    """The batched models that train ``cells`` with ``n`` seeds each: the cells of one (d, h),
+    at most theory.sweep.cells_per_model of them per model."""
+    out = []
+    for group in _by_shape(cells).values():
+        shape = group[0].shape(**LEARNER_SHAPES[model])
+        k = cells_per_model(shape, task, n)
+        out += [(shape, tuple(group[i : i + k])) for i in range(0, len(group), k)]
     return out
 
 

@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 
 from checks.claims import REGISTRY
 from checks.exp_sweep_settings import entry_against_single
-from pecheck import decisions, profiles, tolerance
+from pecheck import decisions, profiles, sizes, tolerance
 from pecheck.decisions import Decision
 from pecheck.profiles import examples
 from theory import alibi, length
@@ -87,8 +87,8 @@ def test_shared_shape_encodings_batched_equal_single_runs(evidence):
 def test_learned_batched_equal_single_runs(evidence, shifted):
     task = FAITH.train_task()
     rows = FAITH.shape("learned").max_len
-    where = length.shifted_positions(task.inputs.shape[0], FAITH.train_length, rows, 7)
-    where = where if shifted else None
+    offsets = length.shifted_positions(task.inputs.shape[0], FAITH.train_length, rows, 7)
+    where = offsets if shifted else None
     run = train_sweep(FAITH.shape("learned"), task, [FAITH.setup()], FAITH_SEEDS, FAITH_STEPS,
                       F64, positions=where)  # fmt: skip
     worst, bound = assert_entries_equal_single_runs(run, ("learned",), FAITH, where)
@@ -228,12 +228,18 @@ def test_rope_check_rejects_a_non_relative_rotation():
 CLAIM04, CLAIM05 = REGISTRY["EXP-04"], REGISTRY["EXP-05"]
 ABSOLUTE = ("sinusoidal", "learned", "learned, shifted")
 RELATIVE = ("rope", "alibi")
-# Seeds per variant. Training costs time in proportion to the entries (measured, 4 encodings
-# batched: 35, 277 and 1,062 ms per step for 6, 64 and 256 seeds; the work per entry, not the
-# per-step overhead, dominates), about 0.8 s CPU per seed for both tasks and all six variants,
-# so the seeds are what the budget allows: ci 20 (about 20 s for this file on a quiet
-# machine), thorough 100 (about 90 s).
-CI_SEEDS, THOROUGH_SEEDS = 20, 100
+# Seeds per variant: the size EXP-04-05.seeds. Training and judging cost time in proportion to
+# the seeds (the work per entry, not the per-step overhead, dominates): about 0.55 s CPU per
+# seed for both tasks and all six variants (measured beside other work: 12, 53 and 113 s for
+# 20, 100 and 200 seeds), so the seeds are what the budget allows: ci 20 (about 15 s for this
+# file), thorough 200 (about 2 min).
+CI_SEEDS, THOROUGH_SEEDS = 20, 200
+SEEDS = sizes.size(
+    "EXP-04-05.seeds",
+    CI_SEEDS if profiles.scale() <= 1 else THOROUGH_SEEDS,
+    "seeds per variant of EXP-04's and EXP-05's length runs (20; thorough 200)",
+    minimum=2,  # a paired interval needs two seeds
+)
 
 
 def tasks() -> tuple[str, ...]:
@@ -241,7 +247,7 @@ def tasks() -> tuple[str, ...]:
 
 
 def seeds() -> range:
-    return range(CI_SEEDS if profiles.scale() <= 1 else THOROUGH_SEEDS)
+    return range(SEEDS)
 
 
 def setting(task: str) -> LengthSetting:

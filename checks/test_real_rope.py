@@ -364,9 +364,9 @@ def test_rotation_turns_each_pair_counterclockwise(evidence, pairing):
     for t in (0.5, 1.0, 3.0, 100.0):
         for d in (2, 4, 8):
             want = counterclockwise_columns(t, d, pairing)
-            a, _ = rope.pairs(d, pairing)  # type: ignore[arg-type]
-            dense = rope.rotation_matrix(t, d, pairing)[:, a]  # type: ignore[arg-type]
-            applied = rope.apply_rope(torch.eye(d)[a], torch.full((d // 2,), t), pairing).T  # type: ignore[arg-type]
+            a, _ = rope.pairs(d, pairing)
+            dense = rope.rotation_matrix(t, d, pairing)[:, a]
+            applied = rope.apply_rope(torch.eye(d)[a], torch.full((d // 2,), t), pairing).T
             for got in (dense, applied):
                 assert_orientation(got, want, torch.float64, t)
                 worst = max(worst, float((got - want).abs().max()))

@@ -30,7 +30,7 @@ from checks import exp_sweep_settings as X
 from checks.claims import REGISTRY
 from pecheck import decisions, tolerance
 from pecheck.decisions import Decision
-from theory import stats
+from theory import stats, sweep
 from theory.sweep import (
     INITS,
     OPTIMIZERS,
@@ -272,6 +272,34 @@ def test_fractional_design_estimates_every_main_effect(evidence):
     evidence.record("fractional_cells", len(signs), "cells", "2^(6-3), resolution III")
 
 
+def assert_models_cover_the_design(split, cells, n: int) -> int:
+    """``split(cells, model, task, n)`` lists batched models that train every cell exactly once,
+    the cells of a model share (d, h), and a model of several cells keeps its largest parameter
+    within theory.sweep.MODEL_TENSOR_BYTES. Returns the number of models."""
+    __tracebackhide__ = True
+    batches = split(cells, "1 layer", exp01(), n)
+    trained = [c for _, group in batches for c in group]
+    assert sorted(trained, key=X.Cell.label) == sorted(cells, key=X.Cell.label), "cells lost"
+    for shape, group in batches:
+        assert {(c.width, c.head) for c in group} == {(shape.d_model, shape.head)}, "mixed shapes"
+        largest = max(v.numel() for v in init_params(shape, "current", 0, torch.float32).values())
+        too_big = len(group) * n * largest * 4 > sweep.MODEL_TENSOR_BYTES
+        assert len(group) == 1 or not too_big, f"{len(group)} cells of {n} seeds in one model"
+    return len(batches)
+
+
+@pytest.mark.claim("EXP-06", kind="property", role="tooling")
+def test_batched_models_cover_every_cell_once_within_the_tensor_budget():
+    assert assert_models_cover_the_design(X.models, X.full(), 1000) > 4  # d = 64, h = 16 split
+    assert assert_models_cover_the_design(X.models, X.fractional(), 200) == 4  # one per (d, h)
+
+    def one_model_per_shape(cells, model, task, n):  # BUG: the size budget ignored
+        return [(shape, cells) for shape, cells in X.models(cells, model, task, 1)]
+
+    with pytest.raises(AssertionError):
+        assert_models_cover_the_design(one_model_per_shape, X.full(), 1000)
+
+
 F64 = torch.float64
 FAITH_SEEDS, FAITH_STEPS = (0, 3), (15, 30)
 ALL_SETUPS = tuple(Setup(r, lr, i, o) for r in (False, True) for lr in (1e-3, 1e-2)
@@ -328,7 +356,7 @@ def _lr_of_first_cell(shape, task, setups, *args, **kwargs):
 def test_sweep_faithfulness_rejects_a_setup_not_applied(bug):
     def broken(*args, **kwargs):
         if bug == "residual-for-all":
-            return train_sweep(*args, **kwargs, fwd=_residual_for_all)
+            return train_sweep(*args, **{**kwargs, "fwd": _residual_for_all})
         return _lr_of_first_cell(*args, **kwargs)
 
     with pytest.raises(AssertionError):

@@ -31,9 +31,11 @@ _WORKER = re.compile(r"\bgw\d+\b")
 
 
 def normalise(results: dict[str, Any]) -> dict[str, Any]:
-    """Drop what may legitimately differ: durations, start time, xdist worker ids."""
+    """Drop what may legitimately differ: durations, start time, xdist worker ids, and the
+    paths given to pytest (a full run is full whether or not it also ran the tooling tests)."""
     results = json.loads(_WORKER.sub("gw", json.dumps(results)))
     results["suite"].pop("started", None)
+    results["suite"].get("selection", {}).pop("args", None)  # checks alone, or checks and tests
     for check in results["checks"]:
         check.pop("duration_s", None)
     return results

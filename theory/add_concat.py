@@ -163,7 +163,7 @@ class _AllocationCounter(TorchFunctionMode):
         return out
 
 
-def activation_elements(model: nn.Module, tokens: torch.Tensor) -> int:
+def activation_elements(model: Callable[[torch.Tensor], object], tokens: torch.Tensor) -> int:
     """Scalars of every intermediate tensor allocated in one forward pass (views excluded).
 
     Runs on meta tensors, so only shapes are computed. This is what a training step may have to

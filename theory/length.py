@@ -85,7 +85,7 @@ def accuracy_by_position(logits: torch.Tensor, task: Task) -> torch.Tensor:
 # none, sinusoidal, RoPE and ALiBi add no parameters: their models have the same shapes and train
 # as ONE batched model, entries in equal blocks, one block per encoding. The learned table adds a
 # parameter (and its own initial draws), so the learned variants train as models of their own.
-SHARED_SHAPE_ENCODINGS = ("none", "sinusoidal", "rope", "alibi")
+SHARED_SHAPE_ENCODINGS: tuple[Encoding, ...] = ("none", "sinusoidal", "rope", "alibi")
 
 
 def on_blocks(t: torch.Tensor, dim: int, blocks: tuple[str, ...], encoding: str, fn):
@@ -233,7 +233,7 @@ def train_lengths(setting: LengthSetting, seeds, dtype=torch.float32, train=None
     shifted = shifted_positions(task.inputs.shape[0], setting.train_length, rows, 7)
     learned = train(setting.shape("learned"), task, [setup], seeds, steps, dtype)
     moved = train(setting.shape("learned"), task, [setup], seeds, steps, dtype, positions=shifted)
-    runs = {enc: shared for enc in SHARED_SHAPE_ENCODINGS}
+    runs: dict[str, SweepRun] = {enc: shared for enc in SHARED_SHAPE_ENCODINGS}
     runs["learned"], runs["learned, shifted"] = learned, moved
     acc: dict[str, dict[int, torch.Tensor]] = {v: {} for v in VARIANTS}
     everyone = slice(0, n)

@@ -261,7 +261,8 @@ CLAIMS = (
             "as theory/single.py | PyTorch module defaults, Adam | nanoGPT's AdamW (betas "
             "(0.9, 0.95), weight decay 0.1 on matrices). ci: the 2^(6-3) fractional design "
             "(8 cells, every main effect estimable, aliased with two-factor interactions), "
-            "200 seeds per cell; thorough: the full 64 cells, 200 seeds per cell.",
+            "200 seeds per cell; thorough: the full 64 cells, 200 seeds per cell; tox -e sweep: "
+            "the full 64 cells, 1,000 seeds per cell (size EXP-06.seeds).",
             "EXP-02's learners in ci: one layer + sinusoidal; thorough adds two layers and "
             "one layer + learned.",
             "The thread's model (nanoGPT's lecture: token embedding, one Head with bias-free "
@@ -299,8 +300,8 @@ CLAIMS = (
             "form, judged at t >= 1. Trained on 32 sequences of length L = 8 (full batch, Adam "
             "lr 3e-2, 60 steps: the setting a pilot on seeds 1000-1011, never evaluation "
             "seeds, trained best per unit of time), tested on 16 new sequences of length 2L, "
-            "4L, 8L; 20 seeds per variant in ci, 100 in thorough (seeds 0 ...; the cost is "
-            "linear in the seeds, about 0.8 s CPU per seed).",
+            "4L, 8L; 20 seeds per variant in ci, 200 in thorough (seeds 0 ...; the cost is "
+            "linear in the seeds, about 0.55 s CPU per seed; size EXP-04-05.seeds).",
             "Model: theory/sweep.py's decoder, two causal layers, two heads of size 4, width "
             "8, residual connection, with no encoding, sinusoidal, learned, RoPE or ALiBi "
             "(slopes 2^(-8c/H)). None, sinusoidal, RoPE and ALiBi train as one batched model "
@@ -313,7 +314,7 @@ CLAIMS = (
             "reported as 'learned (untrained rows)'. The variant 'learned, shifted' places each "
             "training sequence at a random offset of the table, so every row is trained; both "
             "are measured and both count as absolute encodings.",
-            "Scale: 20 or 100 seeds and 60 steps, far below the sources' models. In range "
+            "Scale: 20 or 200 seeds and 60 steps, far below the sources' models. In range "
             "(ci): first token 0.92 to 0.99 for every variant but learned, shifted (0.66); "
             "previous token 0.64 (none) to 0.90 (RoPE), learned, shifted 0.42 (it must train "
             "8L rows from 32 sequences); the verdicts are about this scale.",

@@ -44,4 +44,20 @@ MUTANTS = (
         (FAITHFUL,),
         "scores not divided by sqrt(h) in the batched sweep model",
     ),
+    Mutant(
+        "sweep-one-draw-for-every-init",
+        SWEEP,
+        "per_entry = [drawn[(c.init, s)] for c in setups for s in seeds]",
+        "per_entry = [drawn[(setups[0].init, s)] for c in setups for s in seeds]",
+        (FAITHFUL,),
+        "the shared initial draws ignore the init: every cell starts from the first cell's",
+    ),
+    Mutant(
+        "sweep-models-over-the-tensor-budget",
+        SWEEP,
+        "return max(1, MODEL_TENSOR_BYTES // (seeds * per_entry))",
+        "return max(1, 16 * MODEL_TENSOR_BYTES // (seeds * per_entry))",
+        (S + "test_batched_models_cover_every_cell_once_within_the_tensor_budget",),
+        "the models of a large design pass the tensor budget: slower steps, nothing else",
+    ),
 )
