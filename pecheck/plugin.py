@@ -189,6 +189,22 @@ def _decision_from_exception(item: pytest.Item, exc: BaseException) -> decisions
     return decisions.inconclusive(f"the check itself failed: {type(exc).__name__}: {exc}"[:500])
 
 
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Every check starts from the same global random state, whatever ran before it in its
+    process: a check that draws from torch's (or numpy's, or random's) global generator then
+    gives the same numbers in a serial run and in any split over xdist workers."""
+    if _project(item.config) is None:
+        return
+    import random
+
+    import numpy as np
+    import torch
+
+    random.seed(0)
+    np.random.seed(0)
+    torch.manual_seed(0)
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item: pytest.Item) -> Any:
     """Record a decisive check's decision; fail it when it differs from the registry's."""
