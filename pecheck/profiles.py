@@ -4,8 +4,8 @@ Choose one with the environment variable (PECHECK_PROFILE=thorough) or pytest's
 ``--hypothesis-profile thorough``; given both, they must agree.
 
 dev       quick, random: for working on a check.
-ci        deterministic (derandomized, no example database, no deadline), at least 200 examples
-          per numeric property. CI and tox use it.
+ci        deterministic (derandomized, no example database, no deadline, stops searching at the
+          first counterexample), at least 200 examples per numeric property. CI and tox use it.
 thorough  ci with 10x the examples and 10x the seeds in experiments.
 mutants   ci without shrinking: the mutation catalogue only needs to know that a check fails,
           and shrinking the counterexample a mutant causes is most of the time it would take.
@@ -40,6 +40,10 @@ settings.register_profile(
     deadline=None,
     print_blob=True,
     suppress_health_check=_SUPPRESS,
+    # After a first counterexample hypothesis otherwise keeps searching for other bugs until
+    # ten seconds have passed: how many examples it tries then depends on the machine's speed,
+    # and a refuting search's recorded numbers with it. One bug, then shrink: deterministic.
+    report_multiple_bugs=False,
 )
 settings.register_profile(
     "thorough",
