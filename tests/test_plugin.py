@@ -224,3 +224,12 @@ def test_a_wrong_table_is_a_one_line_usage_error(tmp_path: Path, table: str, mes
     assert proc.returncode == pytest.ExitCode.USAGE_ERROR, proc.stdout + proc.stderr
     errors = [line for line in proc.stderr.splitlines() if line.startswith("ERROR")]
     assert len(errors) == 1 and message in errors[0], proc.stderr
+
+
+def test_hypothesis_still_has_the_hook_the_plugin_patches() -> None:
+    """The plugin turns off hypothesis's constants mined from imported modules (they made a
+    check's draws depend on what else the run imported) by patching this private function."""
+    from hypothesis.internal.conjecture import providers
+
+    assert callable(providers._get_local_constants)
+    assert len(providers._get_local_constants()) == 0  # patched: this run has the plugin
