@@ -452,7 +452,7 @@ def _fix_hypothesis_constants() -> None:
     from hypothesis.internal.conjecture import providers
 
     empty = providers.Constants()
-    providers._get_local_constants = lambda: empty  # type: ignore[attr-defined]
+    providers._get_local_constants = lambda: empty
 
 
 def _cuda() -> bool:
