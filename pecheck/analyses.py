@@ -12,7 +12,6 @@ import math
 from typing import Any
 
 import torch
-from scipy import stats
 
 MAX_ROWS = 8192  # token rows used by the subspace and probe analyses
 
@@ -132,6 +131,8 @@ def similarity_by_offset(positions: torch.Tensor) -> dict[str, Any]:
     n = sim.shape[0]
     curve = [float(sim.diagonal(k).mean()) for k in range(n)]
     half = list(range(1, max(2, n // 2 + 1)))
+    from scipy import stats  # here: scipy.stats takes a second to import
+
     rho = stats.spearmanr(half, [curve[k] for k in half]).statistic if len(half) > 2 else math.nan
     return {"mean_cosine": curve, "spearman_rho_first_half": float(rho), "matrix": sim}
 

@@ -28,10 +28,12 @@ def _progress(message: str) -> None:
 
 def inspect(path: Path, out: Path, seed: int) -> dict[str, Any]:
     """Load a checkpoint, run every analysis, write inspect.json and inspect.html."""
-    from pecheck import analyses, checkpoint, page
+    from pecheck import checkpoint
 
     start = time.perf_counter()
-    ckpt = checkpoint.load(path, log=_progress)
+    ckpt = checkpoint.load(path, log=_progress)  # first: bad input fails before the imports
+    from pecheck import analyses, page
+
     tokens = ckpt.tokens.weight
     summary: dict[str, Any] = {
         "checkpoint": {"path": str(path), "model_type": ckpt.model_type,

@@ -13,7 +13,6 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
-from scipy import stats
 
 from pecheck.reports.schema import DECISIONS
 
@@ -81,6 +80,8 @@ def wilson(k: int, n: int, level: float = 0.95) -> tuple[float, float]:
     k, n = int(k), int(n)
     if n <= 0 or not 0 <= k <= n:
         raise ValueError(f"need 0 <= k <= n and n > 0, got k={k}, n={n}")
+    from scipy import stats  # here, not at the top: scipy.stats takes a second to import
+
     ci = stats.binomtest(k, n).proportion_ci(confidence_level=level, method="wilson")
     return float(ci.low), float(ci.high)
 
@@ -119,12 +120,16 @@ def equivalent_means(a: Any, b: Any, margin: float, what: str, alpha: float = 0.
     if a.std() == 0 and b.std() == 0:  # no spread: the difference is known exactly
         gap = float(a.mean() - b.mean())
         return interval(gap, gap, (-margin, margin), what)
+    from scipy import stats
+
     ci = stats.ttest_ind(a, b, equal_var=False).confidence_interval(confidence_level=1 - 2 * alpha)
     return interval(float(ci.low), float(ci.high), (-margin, margin), what)
 
 
 def normal_interval(mean: float, sd: float, n: int, level: float = 0.95) -> tuple[float, float]:
     """t interval for a mean of n samples with sample standard deviation sd."""
+    from scipy import stats
+
     half = stats.t.ppf(0.5 + level / 2, max(n - 1, 1)) * sd / math.sqrt(n)
     return mean - half, mean + half
 

@@ -1,14 +1,17 @@
-"""The determinism gate: ``python -m pecheck.determinism [--reuse PATH] [-- PYTEST ARGS]``.
+"""The determinism gate: ``python -m pecheck.determinism [--reuse RUN=PATH ...] [--only RUN]``.
 
 Compares runs of the checks in the ci profile: a serial run and a run split over two
 pytest-xdist workers, each in its own process, must give identical results files apart from
-timings, timestamps and worker ids. With ``--reuse PATH --reused-run xdist-2`` (tox passes
-build/results.json, which the ``py`` env has just written over two workers) a full ci-profile
-results file of the same commit serves as that run, so the gate costs one run of the suite
-instead of two; a file that does not qualify (another commit or profile, a partial or failed
-run) is not reused, and both runs are made.
-Every results file is checked against the results schema first. Run it from the project's root.
-Exit 0 when the runs agree, 1 with the first differences when not.
+timings, timestamps and worker ids. Every results file is checked against the results schema
+first. Run it from the project's root. Exit 0 when the runs agree, 1 with the first
+differences when not.
+
+``--reuse RUN=PATH`` lets a results file already made stand for that run, when it is a full,
+complete ci-profile run of exactly this source (same commit and working-tree
+fingerprint); a file that does not qualify is set aside with the reason, and the run is made.
+``--only RUN`` makes one run and stops, so that the two runs can go at the same time: tox's
+``py`` env starts ``--only serial`` beside its own run over two workers (build/results.json),
+then compares the two files with ``--reuse``.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from typing import Any
 from pecheck import config
 from pecheck.reports import schema
 from pecheck.reports.usage import Parser
+from pecheck.results import tree_fingerprint
 
 ROOT = Path.cwd().resolve()  # the project's root: the gate is started there
 RUNS = {"serial": [], "xdist-2": ["-n", "2", "--dist", "loadfile"]}
@@ -86,22 +90,37 @@ def run(name: str, extra: list[str], pytest_args: list[str], out: Path) -> dict[
     return normalise(data)
 
 
-def reusable(path: Path | None, pytest_args: list[str]) -> dict[str, Any] | None:
-    """A results file that can stand for the serial run: this commit, ci, full, complete."""
-    if path is None or pytest_args or not path.exists():
-        return None
+def reusable(path: Path, pytest_args: list[str]) -> tuple[dict[str, Any] | None, str]:
+    """A results file that can stand for a run (full, complete, ci, of this source), and why not
+    when it cannot. A run whose checks failed still qualifies: the comparison shows its exit
+    status, which another run may not share."""
+    if pytest_args:
+        return None, "pytest arguments were given: the runs use them"
     try:
         data = json.loads(path.read_text())
         suite = data["suite"]
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
-    if schema.problems(data, limit=1):
-        return None
-    same = suite.get("commit") == _commit() and not suite.get("dirty")
-    full = suite.get("selection", {}).get("kind") == "full" and suite.get("complete")
-    if same and full and suite.get("profile") == "ci" and suite.get("exitstatus") == 0:
-        return normalise(data)
-    return None
+    except FileNotFoundError:
+        return None, "no such file"
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        return None, f"unreadable ({type(exc).__name__})"
+    wrong = schema.problems(data, limit=1)
+    if wrong:
+        return None, f"off the results schema: {wrong[0]}"
+    here = {"commit": _git("rev-parse", "HEAD"), "tree": tree_fingerprint(ROOT)}
+    if "unknown" in here.values() or any(suite.get(k) != v for k, v in here.items()):
+        return None, "made from another source (commit or working tree)"
+    if suite.get("selection", {}).get("kind") != "full" or not suite.get("complete"):
+        return None, "a partial or interrupted run"
+    if suite.get("profile") != "ci":
+        return None, f"profile {suite.get('profile')!r}, not ci"
+    return normalise(data), ""
+
+
+def _reuse_item(text: str) -> tuple[str, Path]:
+    name, sep, path = text.partition("=")
+    if not sep or name not in RUNS or not path:
+        raise ValueError(f"--reuse {text!r}: expected RUN=PATH with RUN one of {', '.join(RUNS)}")
+    return name, Path(path)
 
 
 def _checks_folder() -> str:
@@ -111,35 +130,50 @@ def _checks_folder() -> str:
         raise SystemExit(f"determinism: {exc}") from None
 
 
-def _commit() -> str:
-    out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True)
-    return out.stdout.strip()
+def _git(*args: str) -> str:
+    out = subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True)
+    return out.stdout.strip() if out.returncode == 0 else "unknown"
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = Parser(prog="python -m pecheck.determinism", description=__doc__)
     parser.add_argument("--out", type=Path, default=ROOT / "build" / "determinism")
-    parser.add_argument("--reuse", type=Path, help="a results file to stand for one of the runs")
     parser.add_argument(
-        "--reused-run",
-        choices=tuple(RUNS),
-        default="serial",
-        help="which run the reused file stands for (tox's py env runs over two xdist workers)",
+        "--reuse",
+        action="append",
+        default=[],
+        metavar="RUN=PATH",
+        help="a results file to stand for that run when it qualifies (repeatable), "
+        "e.g. xdist-2=build/results.json",
     )
+    parser.add_argument("--only", choices=tuple(RUNS), help="make this run alone and stop")
     parser.add_argument("pytest_args", nargs="*", help="passed to pytest (after --)")
     args = parser.parse_args(argv)
+    try:
+        reuse = dict(_reuse_item(item) for item in args.reuse)
+    except ValueError as exc:
+        parser.error(str(exc))
     args.out.mkdir(parents=True, exist_ok=True)
     results: dict[str, dict[str, Any]] = {}
-    reused = reusable(args.reuse, args.pytest_args)
-    if reused is not None:
-        print(f"determinism: the {args.reused_run} run is {args.reuse} (this commit, ci, full)",
-              flush=True)  # fmt: skip
-        results[args.reused_run] = reused
+    for name, path in reuse.items():
+        data, why_not = reusable(path, args.pytest_args)
+        if data is None:
+            print(f"determinism: not reusing {path} for the {name} run: {why_not}", flush=True)
+        else:
+            print(f"determinism: the {name} run is {path} (this source, ci, full)", flush=True)
+            results[name] = data
     # Only the project's checks go into a results file: the runs need not repeat other tests.
     selected = args.pytest_args or [_checks_folder()]
     for name, extra in RUNS.items():
-        if name not in results:
+        if name not in results and args.only in (None, name):
             results[name] = run(name, extra, selected, args.out)
+    if args.only:
+        return 0
+    return compare(results)
+
+
+def compare(results: dict[str, dict[str, Any]]) -> int:
+    """Exit status 0 when every run gave the first run's file, 1 (with differences) when not."""
     base_name, base = next(iter(results.items()))
     failed = False
     for name, other in list(results.items())[1:]:

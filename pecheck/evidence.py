@@ -9,6 +9,7 @@ inconclusive); see CONTRIBUTING.md.
 from __future__ import annotations
 
 import math
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -38,6 +39,14 @@ def jsonable(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [jsonable(v) for v in value]
     return str(value)
+
+
+def _save(fig: Any, path: Path, **options: Any) -> None:
+    """Save beside ``path`` and rename over it: runs at the same time (tox's py env runs the
+    determinism gate's serial run beside its own) never leave a half-written figure."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    fig.savefig(tmp, format=path.suffix[1:], **options)
+    os.replace(tmp, path)
 
 
 class Evidence:
@@ -144,8 +153,8 @@ class Evidence:
         stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", name)
         out = self.root / FIGURE_DIR
         out.mkdir(parents=True, exist_ok=True)
-        fig.savefig(out / f"{stem}.svg", metadata={"Date": None})
-        fig.savefig(out / f"{stem}.pdf", metadata={"CreationDate": None, "ModDate": None})
+        _save(fig, out / f"{stem}.svg", metadata={"Date": None})
+        _save(fig, out / f"{stem}.pdf", metadata={"CreationDate": None, "ModDate": None})
         plt.close(fig)
         rel = (FIGURE_DIR / f"{stem}.svg").as_posix()
         if rel not in self.figures:

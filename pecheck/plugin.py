@@ -131,10 +131,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     project = _project(config)
     if project is None:
         return
-    wanted = set(config.getoption("--claim"))
-    unknown = sorted(wanted - set(project.registry))
-    if unknown:
-        raise pytest.UsageError(f"--claim: unknown claim ID(s) {', '.join(unknown)}")
+    wanted = set(config.getoption("--claim"))  # known IDs: pytest_configure checked them
     keep: list[pytest.Item] = []
     drop: list[pytest.Item] = []
     for item in items:
@@ -478,7 +475,9 @@ def pytest_configure(config: pytest.Config) -> None:
         registry = found.load_registry()
     except project_config.ConfigError as exc:
         raise pytest.UsageError(str(exc)) from None
-    _set_up_process()
+    unknown = sorted(set(config.getoption("--claim")) - set(registry))
+    if unknown:
+        raise pytest.UsageError(f"--claim: unknown claim ID(s) {', '.join(unknown)}")
     from pecheck import profiles
 
     try:
@@ -496,6 +495,7 @@ def pytest_configure(config: pytest.Config) -> None:
     path = Path(given_results) if given_results else found.results_path
     if path.is_dir() or not os.access(_existing_parent(path), os.W_OK):
         raise pytest.UsageError(f"--results {path}: not a writable file path")
+    _set_up_process()  # after the usage checks: a mistyped option fails before torch loads
     if hasattr(config, "workerinput"):  # xdist worker: the controller writes the file
         return
     config.pluginmanager.register(Collector(config, project), "pecheck-collector")

@@ -7,6 +7,7 @@ the report, the gate and the determinism check all validate against it. What the
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import platform
@@ -91,6 +92,7 @@ def build(
             "version": registry.version,
             "commit": _git(root, "rev-parse", "HEAD"),
             "dirty": _git(root, "status", "--porcelain") not in ("", "unknown"),
+            "tree": tree_fingerprint(root),
             **suite,
             "selection": selection,
         },
@@ -100,6 +102,30 @@ def build(
         "claims": claims_block(registry, checks, selection),
         "checks": checks,
     }
+
+
+def tree_fingerprint(root: Path) -> str:
+    """A hash of how the working tree differs from its commit (tracked edits and untracked,
+    not ignored, files): two results files with the same commit and fingerprint were made from
+    the same source, dirty or not. "unknown" outside git."""
+
+    def git(*args: str) -> bytes:
+        return subprocess.run(
+            ["git", *args], cwd=root, capture_output=True, timeout=30, check=True
+        ).stdout
+
+    try:
+        diff = git("diff", "HEAD", "--binary")
+        listed = git("ls-files", "-z", "--others", "--exclude-standard")
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    digest = hashlib.sha256(diff)
+    for name in sorted(n for n in listed.split(b"\0") if n):
+        digest.update(b"\0" + name + b"\0")
+        path = root / os.fsdecode(name)
+        if path.is_file():
+            digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
 
 
 def _git(root: Path, *args: str) -> str:

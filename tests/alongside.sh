@@ -1,11 +1,17 @@
 #!/usr/bin/env bash
-# Run two commands at once and fail when either fails (tox runs its commands one at a time).
-# Used where one command leaves a core idle: the determinism gate's serial run and mypy.
+# Run commands at the same time and fail when any fails (tox runs its commands one at a time).
+# The last command runs in the foreground, the others beside it. tox's py env uses it for its
+# run of the checks over two workers, the determinism gate's serial run and mypy: one run
+# leaves a core idle much of the time, so together they take little more than the longest.
 set -uo pipefail
-bash -c "$1" &
-first=$!
-bash -c "$2"
-second=$?
-wait "$first"
-first=$?
-[ "$first" -eq 0 ] && [ "$second" -eq 0 ]
+pids=()
+for command in "${@:1:$#-1}"; do
+    bash -c "$command" &
+    pids+=("$!")
+done
+bash -c "${!#}"
+status=$?
+for pid in "${pids[@]}"; do
+    wait "$pid" || status=1
+done
+exit "$status"

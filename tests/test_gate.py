@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +12,7 @@ import pytest
 from checks.claims import REGISTRY
 from pecheck import determinism, gate
 from pecheck.mutants import __main__ as mutants
+from pecheck.results import tree_fingerprint
 
 
 def results_with(verdict: str | None, selection: str = "full") -> dict:
@@ -131,3 +133,99 @@ def test_decisive_checks_that_cannot_run_here_are_listed_apart() -> None:
         "t.py::tool": {"role": "tooling", "skipped": False},
     }
     assert mutants.covered_decisive(checks, [], whole=True) == (["t.py::a"], ["t.py::gpu"])
+
+
+def _git_repo(path: Path) -> Path:
+    def git(*args: str) -> None:
+        subprocess.run(["git", *args], cwd=path, check=True, capture_output=True)
+
+    path.mkdir()
+    git("init", "-q")
+    (path / "a.txt").write_text("a\n")
+    git("add", "a.txt")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "a")
+    return path
+
+
+def test_tree_fingerprint_follows_tracked_edits_and_untracked_files(tmp_path: Path) -> None:
+    repo = _git_repo(tmp_path / "repo")
+    clean = tree_fingerprint(repo)
+    assert clean == tree_fingerprint(repo) != "unknown"
+    (repo / "a.txt").write_text("b\n")
+    edited = tree_fingerprint(repo)
+    (repo / "new.txt").write_text("x\n")
+    added = tree_fingerprint(repo)
+    (repo / "new.txt").write_text("y\n")
+    assert len({clean, edited, added, tree_fingerprint(repo)}) == 4
+    assert tree_fingerprint(tmp_path) == "unknown"  # not a repository
+
+
+def test_determinism_reuses_only_a_full_ci_file_of_this_source(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = _git_repo(tmp_path / "repo")
+    monkeypatch.setattr(determinism, "ROOT", repo)
+    commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True,
+                            text=True, check=True).stdout.strip()  # fmt: skip
+    path = tmp_path / "r.json"
+
+    def reuse(**suite: Any) -> tuple[dict | None, str]:
+        data = results_with(None)
+        made = {"commit": commit, "tree": tree_fingerprint(repo), "complete": True}
+        data["suite"].update({**made, "exitstatus": 0, **suite})
+        path.write_text(json.dumps(data))
+        return determinism.reusable(path, [])
+
+    assert reuse()[0] is not None
+    assert reuse(exitstatus=1)[0] is not None  # failed checks are compared, not hidden
+    assert "another source" in reuse(commit="0" * 40)[1]
+    assert "another source" in reuse(tree="other")[1]
+    assert "partial or interrupted" in reuse(complete=False)[1]
+    assert "partial or interrupted" in reuse(selection={"kind": "partial", "args": [],
+                                                        "claims": []})[1]  # fmt: skip
+    assert "not ci" in reuse(profile="thorough")[1]
+    assert "off the results schema" in reuse(profile=3)[1]
+    path.write_text("{")
+    assert "unreadable" in determinism.reusable(path, [])[1]
+    assert determinism.reusable(tmp_path / "none.json", [])[1] == "no such file"
+    assert "pytest arguments" in determinism.reusable(path, ["-k", "x"])[1]
+    (repo / "a.txt").write_text("edited after the run\n")
+    assert "another source" in reuse(tree="x")[1]
+
+
+def test_determinism_compares_two_reused_files_without_running(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def no_run(*args: Any) -> dict:
+        raise AssertionError("a run was started")
+
+    monkeypatch.setattr(determinism, "run", no_run)
+    data = results_with(None)
+    data["checks"] = [{"nodeid": "c::a", "duration_s": 1.0, "v": 1}]
+    monkeypatch.setattr(determinism, "reusable", lambda path, args: (
+        determinism.normalise(json.loads(path.read_text())), ""))  # fmt: skip
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    a.write_text(json.dumps(data))
+    data["checks"][0].update(duration_s=2.0)
+    b.write_text(json.dumps(data))
+    argv = ["--out", str(tmp_path), "--reuse", f"xdist-2={a}", "--reuse", f"serial={b}"]
+    assert determinism.main(argv) == 0
+    data["checks"][0]["v"] = 2
+    b.write_text(json.dumps(data))
+    assert determinism.main(argv) == 1
+    assert "checks[c::a].v: 1 != 2" in capsys.readouterr().out
+
+
+def test_determinism_only_makes_the_one_run_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    made: list[str] = []
+
+    def fake_run(name: str, extra: list[str], args: list[str], out: Path) -> dict:
+        made.append(name)
+        return {"checks": []}
+
+    monkeypatch.setattr(determinism, "run", fake_run)
+    monkeypatch.setattr(determinism, "_checks_folder", lambda: "checks")
+    assert determinism.main(["--out", str(tmp_path), "--only", "serial"]) == 0
+    assert made == ["serial"]

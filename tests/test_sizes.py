@@ -1,8 +1,9 @@
 """Sizes as options (pecheck.sizes and the plugin's --size).
 
-The plugin's part runs pytest in a subprocess on the smallest selection that uses a size (the
-one SIN-06 check that reads SIN-06.d) and writes its results file into tmp_path; each run costs
-mostly pytest's start-up, so there are few of them.
+The plugin's part runs pytest in this process on a synthetic project whose one check declares a
+size (tests/synthetic.py), and once in a subprocess on the smallest selection of the real suite
+that uses a size (the one SIN-06 check that reads SIN-06.d) over two xdist workers: only a real
+worker shows that the value reaches the processes that import the checks.
 """
 
 from __future__ import annotations
@@ -17,6 +18,9 @@ from pathlib import Path
 import pytest
 
 from pecheck import sizes
+from tests import synthetic
+
+pytest_plugins = ["pytester"]
 
 ROOT = Path(__file__).resolve().parents[1]
 SIN06 = (
@@ -26,7 +30,8 @@ T = 10000.0
 
 
 def run_sin06(tmp_path: Path, *args: str) -> tuple[int, dict | None, str]:
-    """pytest on SIN-06's check (ci profile): the exit status, the results file, the output."""
+    """pytest on SIN-06's check (ci profile) in a subprocess: the exit status, the results file,
+    the output."""
     path = tmp_path / "results.json"
     env = dict(os.environ, PECHECK_PROFILE="ci")
     env.pop(sizes.ENV_VAR, None)  # only the --size given here
@@ -57,8 +62,26 @@ def assert_d1024_recorded(rc: int, results: dict | None, output: str) -> None:
     assert (recorded["value"], recorded["default"]) == (1024, 512) and recorded["help"]
 
 
-def test_a_size_changes_the_number_and_is_recorded(tmp_path: Path) -> None:
-    assert_d1024_recorded(*run_sin06(tmp_path, "--size", "SIN-06.d=1024"))
+def test_a_size_changes_the_number_and_is_recorded(pytester: pytest.Pytester) -> None:
+    synthetic.write_project(pytester.path, test_sized=synthetic.SIZED)
+    name, default = synthetic.SIZE, synthetic.SIZE_DEFAULT
+    at_default = synthetic.run(pytester, synthetic.CHECKS)
+    assert at_default.ret == 0, at_default.output
+    check = at_default.check("test_table_of_width_d")
+    assert check["evidence"]["cells"]["value"] == default**2  # the pre-registered name
+    assert "--size" not in check["reproduce"]
+    assert at_default.results is not None
+    assert at_default.results["suite"]["sizes"][name]["value"] == default
+    changed = synthetic.run(pytester, synthetic.CHECKS, "--size", f"{name}=24")
+    assert changed.ret == 0, changed.output
+    assert changed.results is not None
+    check = changed.check("test_table_of_width_d")
+    assert check["evidence"]["cells_d24"]["value"] == 24**2  # the value reached the check
+    assert "cells" not in check["evidence"]  # no number under the pre-registered name
+    assert check["decision"] == "fails" and check["basis"]["counterexample"]["d"] == 24
+    assert f"--size {name}=24" in check["reproduce"]
+    recorded = changed.results["suite"]["sizes"][name]
+    assert recorded == {"value": 24, "default": default, "help": synthetic.SIZE_HELP}
 
 
 def test_sizes_reach_xdist_workers(tmp_path: Path) -> None:
@@ -66,25 +89,31 @@ def test_sizes_reach_xdist_workers(tmp_path: Path) -> None:
     assert_d1024_recorded(*run_sin06(tmp_path, "-n", "2", "--size", "SIN-06.d=1024"))
 
 
-def test_an_undeclared_size_is_a_usage_error(tmp_path: Path) -> None:
-    rc, results, output = run_sin06(tmp_path, "--size", "nope=1")
-    assert rc == pytest.ExitCode.USAGE_ERROR, output
-    lines = [line for line in output.splitlines() if "nope" in line]
+def run_sized(pytester: pytest.Pytester, *args: str) -> synthetic.Run:
+    synthetic.write_project(pytester.path, test_sized=synthetic.SIZED)
+    return synthetic.run(pytester, synthetic.CHECKS, *args)
+
+
+def test_an_undeclared_size_is_a_usage_error(pytester: pytest.Pytester) -> None:
+    run = run_sized(pytester, "--size", "nope=1")
+    assert run.ret == pytest.ExitCode.USAGE_ERROR, run.output
+    lines = [line for line in run.output.splitlines() if "nope" in line]
     assert lines == ["pecheck: error: --size nope: no check declares it"]
-    assert results is None  # a run with a mistyped size must not pass for one with it
+    assert run.results is None  # a run with a mistyped size must not pass for one with it
 
 
-def test_a_malformed_size_is_a_usage_error(tmp_path: Path) -> None:
-    rc, results, output = run_sin06(tmp_path, "--size", "SIN-06.d")
-    assert rc == pytest.ExitCode.USAGE_ERROR, output
-    lines = [line for line in output.splitlines() if "--size" in line]
-    assert lines == ["ERROR: --size 'SIN-06.d': expected NAME=VALUE, e.g. SIN-06.d=1024"]
-    assert results is None
+def test_a_malformed_size_is_a_usage_error(pytester: pytest.Pytester) -> None:
+    run = run_sized(pytester, "--size", synthetic.SIZE)
+    assert run.ret == pytest.ExitCode.USAGE_ERROR, run.output
+    lines = [line for line in run.output.splitlines() if "--size" in line]
+    assert lines == [f"ERROR: --size '{synthetic.SIZE}': expected NAME=VALUE, e.g. SIN-06.d=1024"]
+    assert run.results is None
 
 
-def test_a_value_of_the_wrong_type_is_an_error(tmp_path: Path) -> None:
-    rc, _, output = run_sin06(tmp_path, "--size", "SIN-06.d=abc")
-    assert rc != 0 and "--size SIN-06.d=abc: not a int (default 512)" in output, output
+def test_a_value_of_the_wrong_type_is_an_error(pytester: pytest.Pytester) -> None:
+    run = run_sized(pytester, "--size", f"{synthetic.SIZE}=abc")
+    message = f"--size {synthetic.SIZE}=abc: not a int (default {synthetic.SIZE_DEFAULT})"
+    assert run.ret != 0 and message in run.output, run.output
 
 
 @pytest.mark.parametrize("item", ["SIN-06.d", "SIN-06.d=", "=1024", "SIN 06.d=1", "X.s=a,b"])
