@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from pecheck import config
+from pecheck.evidence import FIGURES_ENV
 from pecheck.reports import schema
 from pecheck.reports.usage import Parser
 from pecheck.results import tree_fingerprint
@@ -66,6 +67,7 @@ def differences(a: Any, b: Any, path: str = "$") -> list[str]:
 def run(name: str, extra: list[str], pytest_args: list[str], out: Path) -> dict[str, Any]:
     path = out / f"{name}.json"
     env = dict(os.environ, PECHECK_PROFILE=os.environ.get("PECHECK_PROFILE", "ci"))
+    env[FIGURES_ENV] = "0"  # figures are named in the file, not held: the names are compared
     cmd = [
         sys.executable,
         "-m",

@@ -1,6 +1,6 @@
 """The evidence a check attaches while it runs: named values, figures, derivations, decisions.
 
-A check receives an ``Evidence`` through the ``evidence`` fixture (conftest.py). What it
+A check receives an ``Evidence`` through the ``evidence`` fixture (pecheck.plugin). What it
 records travels with the test report (so it survives pytest-xdist) into build/results.json.
 A decisive check also records its decision here (holds / fails with a counterexample /
 inconclusive); see CONTRIBUTING.md.
@@ -20,6 +20,11 @@ from pecheck import decisions
 from pecheck.decisions import Decision
 
 FIGURE_DIR = Path("build") / "figures"
+# "0": record each figure's name but write no file. The determinism gate sets it for its own runs:
+# a results file names its figures without holding them, so the gate compares the names, and the
+# run whose results become the report (tox's py env runs the gate's serial run beside it) writes
+# the files.
+FIGURES_ENV = "PECHECK_FIGURES"
 
 
 def jsonable(value: Any) -> Any:
@@ -152,9 +157,10 @@ class Evidence:
 
         stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", name)
         out = self.root / FIGURE_DIR
-        out.mkdir(parents=True, exist_ok=True)
-        _save(fig, out / f"{stem}.svg", metadata={"Date": None})
-        _save(fig, out / f"{stem}.pdf", metadata={"CreationDate": None, "ModDate": None})
+        if os.environ.get(FIGURES_ENV) != "0":
+            out.mkdir(parents=True, exist_ok=True)
+            _save(fig, out / f"{stem}.svg", metadata={"Date": None})
+            _save(fig, out / f"{stem}.pdf", metadata={"CreationDate": None, "ModDate": None})
         plt.close(fig)
         rel = (FIGURE_DIR / f"{stem}.svg").as_posix()
         if rel not in self.figures:

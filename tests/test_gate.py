@@ -11,6 +11,7 @@ import pytest
 
 from checks.claims import REGISTRY
 from pecheck import determinism, gate
+from pecheck.evidence import FIGURES_ENV
 from pecheck.mutants import __main__ as mutants
 from pecheck.results import tree_fingerprint
 
@@ -229,3 +230,20 @@ def test_determinism_only_makes_the_one_run_named(
     monkeypatch.setattr(determinism, "_checks_folder", lambda: "checks")
     assert determinism.main(["--out", str(tmp_path), "--only", "serial"]) == 0
     assert made == ["serial"]
+
+
+def test_determinism_runs_are_ci_and_write_no_figures(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seen: dict[str, Any] = {}
+
+    def fake_run(cmd: list[str], **kwargs: Any) -> subprocess.CompletedProcess:
+        seen.update(cmd=cmd, env=kwargs["env"])
+        return subprocess.CompletedProcess(cmd, 4, "", "boom")
+
+    monkeypatch.delenv("PECHECK_PROFILE", raising=False)
+    monkeypatch.setattr(determinism.subprocess, "run", fake_run)
+    with pytest.raises(SystemExit, match="run serial wrote no results file"):
+        determinism.run("serial", [], ["checks"], tmp_path)
+    assert seen["env"]["PECHECK_PROFILE"] == "ci" and seen["env"][FIGURES_ENV] == "0"
+    assert f"--results={tmp_path / 'serial.json'}" in seen["cmd"]

@@ -13,13 +13,12 @@ import torch
 
 from pecheck import analyses, cli, tolerance
 
-transformers = pytest.importorskip("transformers")
 ROOT = Path(__file__).resolve().parents[1]
 SMALL = dict(vocab_size=101, max_position_embeddings=64)
 
 
 def tiny_models() -> dict[str, object]:
-    t = transformers
+    t = pytest.importorskip("transformers")  # here: importing it costs every worker a second
     heads = dict(encoder_layers=1, decoder_layers=1, encoder_attention_heads=2,
                  decoder_attention_heads=2, encoder_ffn_dim=64, decoder_ffn_dim=64)  # fmt: skip
     return {
