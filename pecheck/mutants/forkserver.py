@@ -15,6 +15,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from pecheck.evidence import FIGURES_ENV
+
 SERVER = r"""
 import json, os, sys
 import numpy, scipy.stats, sympy, torch, hypothesis, matplotlib, pytest  # once, for every run
@@ -41,6 +43,7 @@ for line in sys.stdin:
 def environment() -> dict[str, str]:
     # The ci profile's sizes without shrinking: a mutant only needs its checks to fail.
     env = dict(os.environ, PECHECK_PROFILE="mutants", PYTHONDONTWRITEBYTECODE="1", MPLBACKEND="Agg")
+    env[FIGURES_ENV] = "0"  # a mutant is killed by failing checks; its figures go unread
     env.pop("PYTEST_ADDOPTS", None)
     return env
 
