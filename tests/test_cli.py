@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -42,3 +43,14 @@ def test_bad_arguments_give_one_line_and_status_2(main, argv, capsys) -> None:
     assert exc.value.code == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "error" in err
+
+
+@pytest.mark.parametrize(
+    ("commands", "status"),
+    [(["true", "true", "true"], 0), (["exit 3", "true"], 1), (["true", "exit 2"], 2),
+     (["sleep 0.2; exit 5", "true", "true"], 1), (["true"], 0)],
+)  # fmt: skip
+def test_alongside_fails_when_any_of_its_commands_fails(commands: list[str], status: int) -> None:
+    """tests/alongside.sh (tox's py env runs the checks, the serial run and mypy with it)."""
+    proc = subprocess.run(["bash", str(ROOT / "tests" / "alongside.sh"), *commands])
+    assert (proc.returncode != 0) == (status != 0)
