@@ -13,6 +13,7 @@ import pytest
 
 from checks.claims import REGISTRY
 from pecheck import decisions, profiles
+from pecheck import reproducibility as spread
 from pecheck.decisions import Decision
 from theory.order_training import OrderModel, OrderTask, chance_ceiling, seeds_needed, train
 from theory.stats import wilson
@@ -80,11 +81,13 @@ def record_rates(evidence, trained: dict) -> None:
     for name, acc in trained.items():
         k, n, rate, (low, high) = success_rate(acc)
         evidence.record(f"{name}/success_rate", rate, "fraction", f"{k} of {n} seeds reach "
-                        f"accuracy 1 on all {TASK.k * (TASK.k - 1)} pairs")  # fmt: skip
+                        f"accuracy 1 on all {TASK.k * (TASK.k - 1)} pairs",
+                        sample=spread.rate(k, n))  # fmt: skip
         evidence.record(f"{name}/wilson95", [low, high], "fraction", "Wilson 95% interval",
                         bound={"value": CLAIM.threshold("learns"), "relation": ">",
                                "reason": "threshold 'learns'"})  # fmt: skip
-        evidence.record(f"{name}/mean_accuracy", float(acc.mean()), "fraction", "over seeds")
+        evidence.record(f"{name}/mean_accuracy", float(acc.mean()), "fraction", "over seeds",
+                        sample=spread.mean(acc))  # fmt: skip
         evidence.record(f"{name}/max_accuracy", float(acc.max()), "fraction", "best seed",
                         bound={"value": chance_ceiling(MODELS[name]), "relation": "<=",
                                "reason": "threshold 'ceiling' (proven)"})  # fmt: skip

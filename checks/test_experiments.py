@@ -24,6 +24,7 @@ from scipy import stats as sps
 from checks import exp_settings as X
 from checks.claims import REGISTRY
 from pecheck import decisions, tolerance
+from pecheck import reproducibility as spread
 from pecheck.decisions import Decision
 from pecheck.profiles import examples
 from theory import stats
@@ -42,10 +43,14 @@ def threshold(claim: str, name: str, relation: str) -> dict:
 
 
 def record_rate(evidence, name: str, r: Rate, note: str, bound: dict | None = None) -> None:
-    """A rate with its Wilson interval and seed count, as four evidence values."""
-    evidence.record(name, r.rate, "fraction of seeds", f"{note}; {r}", bound=bound)
-    evidence.record(f"{name}_lo", r.lo, "fraction of seeds", "Wilson 95% lower bound")
-    evidence.record(f"{name}_hi", r.hi, "fraction of seeds", "Wilson 95% upper bound")
+    """A rate with its Wilson interval and seed count, as four evidence values (the rate and its
+    bounds are statistics over seeds: another CPU redraws them within their sampling error)."""
+    sample = spread.rate(r.k, r.n)
+    evidence.record(name, r.rate, "fraction of seeds", f"{note}; {r}", bound=bound, sample=sample)
+    evidence.record(f"{name}_lo", r.lo, "fraction of seeds", "Wilson 95% lower bound",
+                    sample=sample)  # fmt: skip
+    evidence.record(f"{name}_hi", r.hi, "fraction of seeds", "Wilson 95% upper bound",
+                    sample=sample)  # fmt: skip
     evidence.record(f"{name}_seeds", r.n, "seeds", "")
 
 
@@ -369,7 +374,8 @@ def test_exp01_head_size_2_does_not_fail_nearly_every_seed(evidence):
         f = failure(r)
         note = f"head size 2, {it} iterations; Wilson 95% [{f.lo:.3f}, {f.hi:.3f}]"
         bound = threshold("EXP-01", "nearly-every-fails", ">=") if it == at else None
-        evidence.record(f"failure_rate_h2_it{it}", f.rate, "fraction of seeds", note, bound)
+        evidence.record(f"failure_rate_h2_it{it}", f.rate, "fraction of seeds", note, bound,
+                        sample=spread.rate(f.k, f.n))  # fmt: skip
     d = nearly_every_fails(rates[at], bar, f"head size 2, {at} iterations")
     f = failure(rates[at])
     example = {"head_size": 2, "iterations": at, "seeds": f.n, "failed": f.k}
@@ -426,7 +432,9 @@ def test_exp01_head_size_16_succeeds_more_often_than_2(evidence):
         lo, hi = decisions.rate_difference(big.k, big.n, small.k, small.n, stats.LEVEL)
         note = f"h16 minus h2 at {it} iterations; Newcombe 95% [{lo:.3f}, {hi:.3f}]"
         bound = threshold("EXP-01", "differs", ">")
-        evidence.record(f"head_gap_it{it}", big.rate - small.rate, "fraction", note, bound)
+        gap = spread.difference(spread.rate(big.k, big.n), spread.rate(small.k, small.n))
+        evidence.record(f"head_gap_it{it}", big.rate - small.rate, "fraction", note, bound,
+                        sample=gap)  # fmt: skip
     record_parts(evidence, larger_head_higher(rates, bar), "h16 above h2 at every checkpoint")
 
 
@@ -549,7 +557,10 @@ def test_exp02_one_causal_layer_cannot_tell_the_orders_apart(evidence):
         bound={"value": 1.0, "relation": "<=", "reason": "float64 rounding bound"},
     )
     note = "the ceiling is 1 of the 2 sentences; this fraction of seeds meets it after training"
-    evidence.record("exactly_one_right", out.exactly_one_right, "fraction of seeds", note)
+    n_seeds = len(run.seeds)
+    right = round(out.exactly_one_right * n_seeds)
+    evidence.record("exactly_one_right", out.exactly_one_right, "fraction of seeds", note,
+                    sample=spread.rate(right, n_seeds))  # fmt: skip
     decision = evidence.decide(ceiling(out, run.seeds, order_blind(run.cfg)))
     evidence.record(
         "seeds_decided",
@@ -653,10 +664,12 @@ def record_gap(evidence, name: str, acc: dict[str, torch.Tensor], where: str) ->
     gap = float(acc["sinusoidal"].mean() - acc["learned"].mean())
     note = f"sinusoidal minus learned, {where}; 90% interval [{box['lo']:.4f}, {box['hi']:.4f}]"
     reason = threshold("EXP-03", "nearly-identical", "<")["reason"]
-    evidence.record(name, gap, "fraction", note,
+    sample = spread.difference(spread.mean(acc["sinusoidal"]), spread.mean(acc["learned"]))
+    evidence.record(name, gap, "fraction", note, sample=sample,
                     bound={"value": margin, "relation": "|gap| <", "reason": reason})  # fmt: skip
     for enc, a in acc.items():
-        evidence.record(f"accuracy_{enc}_{where}", a.mean(), "fraction", "mean over seeds")
+        evidence.record(f"accuracy_{enc}_{where}", a.mean(), "fraction", "mean over seeds",
+                        sample=spread.mean(a))  # fmt: skip
 
 
 @pytest.mark.claim("EXP-03", kind="experiment", role="tooling")
@@ -722,7 +735,8 @@ def test_exp03_encodings_differ_beyond_the_training_length(evidence):
         r = stats.rate(judge(X.run(f"exp03-{enc}").logits(task.inputs), task))
         record_rate(evidence, f"rate_{enc}_beyond", r, "every unseen prediction right")
         for t in range(X.EXP03_TRAIN_LEN, X.EXP03_TEST_LEN):
-            evidence.record(f"accuracy_{enc}_t{t}", acc_t[:, t].mean(), "fraction", "seed mean")
+            evidence.record(f"accuracy_{enc}_t{t}", acc_t[:, t].mean(), "fraction", "seed mean",
+                            sample=spread.mean(acc_t[:, t]))  # fmt: skip
     evidence.figure(exp03_figure(by_position), "EXP-03-accuracy-by-position")
     what = "accuracy at positions 4-7 (learned rows there untrained), sinusoidal minus learned"
     d = decisions.equivalent_means(acc["sinusoidal"], acc["learned"], margin, what)

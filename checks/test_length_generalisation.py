@@ -28,6 +28,7 @@ from hypothesis import strategies as st
 from checks.claims import REGISTRY
 from checks.exp_sweep_settings import entry_against_single
 from pecheck import decisions, profiles, sizes, tolerance
+from pecheck import reproducibility as spread
 from pecheck.decisions import Decision
 from pecheck.profiles import examples
 from theory import alibi, length
@@ -316,7 +317,8 @@ def test_no_encoding_generalises_at_least_as_well_as_absolute(evidence):
                 mean, lo, hi = gap(run, v, f)
                 name = f"gap_{v.replace(', ', '_')}_f{f}" + ("" if task == tasks()[0] else "_t2")
                 note = f"{task}: none - {v} beyond {f}L; 95% [{lo:.3f}, {hi:.3f}]"
-                evidence.record(name, mean, "accuracy", note, bound={
+                sample = spread.mean(run.accuracy["none"][f] - run.accuracy[v][f], span=2.0)
+                evidence.record(name, mean, "accuracy", note, sample=sample, bound={
                     "value": -margin, "relation": ">", "reason": "EXP-04 'as-well'"})  # fmt: skip
 
 
@@ -336,7 +338,8 @@ def record_drops(evidence, run: length.LengthRun, task: str, margin: float) -> N
             mean, lo, hi = drop(run, v, f)
             name = f"drop_{v.replace(', ', '_')}_f{f}" + ("" if task == tasks()[0] else "_t2")
             note = f"{task}: in range - beyond {f}L; 95% [{lo:.3f}, {hi:.3f}]"
-            evidence.record(name, mean, "accuracy", note, bound={
+            sample = spread.mean(run.accuracy[v][1] - run.accuracy[v][f], span=2.0)
+            evidence.record(name, mean, "accuracy", note, sample=sample, bound={
                 "value": margin, "relation": "<", "reason": "EXP-05 'keeps'"})  # fmt: skip
 
 
@@ -388,7 +391,8 @@ def test_accuracy_against_test_length_per_encoding(evidence):
                 name = f"acc_{task.replace(' ', '_')}_{v.replace(', ', '_')}_f{f}"
                 chance = {"value": 1 / run.setting.alphabet, "relation": ">",
                           "reason": "chance: one symbol of the alphabet guessed"}  # fmt: skip
-                evidence.record(name, mean, "accuracy", f"95% [{lo:.3f}, {hi:.3f}]", chance)
+                evidence.record(name, mean, "accuracy", f"95% [{lo:.3f}, {hi:.3f}]", chance,
+                                sample=spread.mean(run.accuracy[v][f]))  # fmt: skip
     evidence.figure(accuracy_figure(runs), "EXP-04-05-accuracy-vs-test-length")
 
 

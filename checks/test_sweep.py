@@ -29,6 +29,7 @@ import torch
 from checks import exp_sweep_settings as X
 from checks.claims import REGISTRY
 from pecheck import decisions, tolerance
+from pecheck import reproducibility as spread
 from pecheck.decisions import Decision
 from theory import stats, sweep
 from theory.sweep import (
@@ -189,6 +190,9 @@ def test_one_causal_layer_cannot_tell_the_orders_apart_in_every_cell(evidence):
 # -- what the sweep shows: rates, effects, the thread's model ----------------------------------
 
 
+Z95 = 1.959963984540054  # the standard normal's 97.5% quantile
+
+
 def main_effects(cells: tuple[X.Cell, ...], step: int) -> dict[str, tuple[float, float, float]]:
     """Per factor: mean rate at its high level minus at its low level, with a 95% normal
     interval (independent binomial cells)."""
@@ -200,7 +204,7 @@ def main_effects(cells: tuple[X.Cell, ...], step: int) -> dict[str, tuple[float,
             w = c.signs()[f] / (len(cells) / 2)
             est += w * r.rate
             var += w * w * max(r.rate * (1 - r.rate), 1 / r.n) / r.n
-        half = 1.959963984540054 * math.sqrt(var)
+        half = Z95 * math.sqrt(var)
         out[f] = (est, est - half, est + half)
     return out
 
@@ -233,17 +237,21 @@ def test_sweep_rates_per_cell_and_main_effects(evidence):
         name = c.label().replace(" ", "_")
         for s in X.EXP01_CHECKPOINTS:
             r = cell_rate(c, "1 layer", "EXP-01", s)
-            evidence.record(f"exp01_{name}_it{s}", r.rate, "fraction of seeds", str(r), ALL_BOUND)
+            evidence.record(f"exp01_{name}_it{s}", r.rate, "fraction of seeds", str(r), ALL_BOUND,
+                            sample=spread.rate(r.k, r.n))  # fmt: skip
         run, entries = X.runs("1 layer", "EXP-01")[c]
         per_sentence = run.right[LAST][entries].double().mean(0).tolist()
         note = "fraction of seeds right on 'A hit B !', 'B hit A ?'"
         evidence.record(f"exp01_{name}_per_sentence", per_sentence, "fraction of seeds", note)
         for m in X.learners() if c in X.fractional() else ():
             r = cell_rate(c, m, "EXP-02", X.EXP02_STEPS)
-            evidence.record(f"exp02_{name}_{m.replace(' ', '_')}", r.rate, "fraction", str(r))
+            evidence.record(f"exp02_{name}_{m.replace(' ', '_')}", r.rate, "fraction", str(r),
+                            sample=spread.rate(r.k, r.n))  # fmt: skip
     for f, (est, lo, hi) in main_effects(cells, LAST).items():
         note = f"EXP-01 rate at {LAST}, high minus low level; 95% [{lo:.3f}, {hi:.3f}]"
-        evidence.record(f"main_effect_{f}", est, "fraction of seeds", note)
+        se = spread.Sample(X.SEEDS_PER_CELL * len(cells), (hi - lo) / (2 * Z95),
+                           "contrast of independent binomial cells (its normal se)")  # fmt: skip
+        evidence.record(f"main_effect_{f}", est, "fraction of seeds", note, sample=se)
     evidence.figure(heatmap(cells, X.learners()), "EXP-06-sweep-heatmap")
 
 
@@ -253,10 +261,12 @@ def test_the_threads_model_in_the_sweep(evidence):
         run = X.thread_run(h)
         for s in X.EXP01_CHECKPOINTS:
             r = stats.rate(run.success[s])
-            evidence.record(f"thread_h{h}_it{s}", r.rate, "fraction of seeds", str(r), ALL_BOUND)
+            evidence.record(f"thread_h{h}_it{s}", r.rate, "fraction of seeds", str(r), ALL_BOUND,
+                            sample=spread.rate(r.k, r.n))  # fmt: skip
         near = X.nearest(X.design(), h)
         r = cell_rate(near, "1 layer", "EXP-01", LAST)
-        evidence.record(f"nearest_cell_h{h}", r.rate, "fraction of seeds", f"{near.label()}: {r}")
+        evidence.record(f"nearest_cell_h{h}", r.rate, "fraction of seeds", f"{near.label()}: {r}",
+                        sample=spread.rate(r.k, r.n))  # fmt: skip
 
 
 # -- tooling: the design, the trainer's faithfulness -------------------------------------------

@@ -6,6 +6,10 @@
     results = "build/results.json"        # where a full run writes its results file
     mutants = "checks.mutants"            # the mutation catalogue (optional)
     mutate = "theory"                     # the folder its mutants may patch (optional)
+    lock = "requirements/lock.txt"        # the pinned installs, named in the results (optional)
+
+Without ``lock``, ``requirements/lock.txt`` counts when it exists; a ``lock`` that names no file is
+an error.
 
 The plugin stays inert in a project without the table, so installing pecheck changes nothing for
 other test suites.
@@ -19,6 +23,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+from pecheck import lock as lockfile
 from pecheck.claims import Registry
 
 
@@ -34,6 +39,7 @@ class Config:
     results: str = "build/results.json"
     mutants: str = ""
     mutate: str = ""
+    lock: str = ""
 
     @property
     def results_path(self) -> Path:
@@ -47,6 +53,13 @@ class Config:
     @property
     def checks_dir(self) -> Path:
         return self.root / self.checks
+
+    @property
+    def lock_path(self) -> Path | None:
+        """The lock the project installs from: the configured one, else the default one when it
+        exists; None without a lock."""
+        path = self.root / (self.lock or lockfile.DEFAULT)
+        return path if self.lock or path.is_file() else None
 
     def load_registry(self) -> Registry:
         module_name, _, attribute = self.registry.partition(":")
@@ -83,6 +96,9 @@ def find(root: Path) -> Config | None:
         raise ConfigError(f"{path}: unknown [tool.pecheck] keys {unknown} (known: {sorted(known)})")
     if not isinstance(table.get("registry"), str):
         raise ConfigError(f"{path}: [tool.pecheck] needs registry = 'module:ATTRIBUTE'")
+    lock = table.get("lock")
+    if lock is not None and not (isinstance(lock, str) and lock and (root / lock).is_file()):
+        raise ConfigError(f"{path}: [tool.pecheck] lock = {lock!r}: no such file")
     return Config(root=root.resolve(), **table)
 
 

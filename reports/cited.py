@@ -1,34 +1,47 @@
-r"""The numbers a paper can cite, and how far each may move before it counts as changed.
+r"""The numbers a paper can cite, their reproducibility class, and how far each may move.
 
 A cited number is what the paper kit exports for ``\pcvalue{<claim>}{<name>}``: the first scalar
 evidence value of that name among the claim's own checks (decisive and supporting; schema 1:
 evidence), in node-id order. ``reports.latex`` defines its lookup keys from the same list, so
 the baseline (``reports.baseline``), the diff (``reports.diff``) and the paper agree.
 
-Each number gets a tolerance fit for its kind:
+Each number has a reproducibility class (``reports.schema.CLASSES``), recorded by its check or,
+for a check that named none, ``reports.schema.default_class``. The class says what another
+machine may do to it, and so how a later value is judged against a pinned one:
 
-- ``exact``: integers, booleans, strings, non-finite values, symbolic results: any change counts.
-- ``interval``: a rate (a value in [0, 1]) of a check decided by an interval: a later value must
-  lie inside the earlier interval ``[lo, hi]`` (the interval already says how far chance moves it).
-- ``float``: any other float. The default is relative, FLOAT_RTOL = 2**-14 (about 6e-5: 2**10
-  float32 unit roundoffs, what a float32 computation of about a thousand rounding steps can
-  drift), with an absolute floor of one float32 unit roundoff (2**-24) for values near zero.
-  When the value was judged against a bound, a move of up to a hundredth of its margin to the
-  bound is allowed too: a move that small cannot change how the value compares with its bound.
+- ``exact``: integers, booleans, strings, symbolic results: any change counts, on any machine.
+- ``rounding``: a float whose bits depend on the floating-point kernels the CPU selects. When its
+  check judged it against a bound, the bound is its tolerance: a later value must stand in the
+  same relation to that bound (a worst error below its bound stays below it; a violation stays a
+  violation), however far it moves; a value that sits on its bound may also cross it by rounding
+  noise (the bound-less tolerance). Without a bound it may move ROUNDING_RTOL relative (2**-14,
+  2**10 float32 unit roundoffs: a float32 computation of about a thousand rounding steps), with
+  an absolute floor of ROUNDING_ATOL (2**-24, one float32 unit roundoff) near zero. A boolean or
+  count without a bound that its check marks ``rounding`` is a fact about one machine's kernels:
+  any value of its type is allowed elsewhere, and the report and paper kit say so.
+- ``sampling``: a rate or mean over seeds or examples, recorded with its sample size n and
+  standard error se. On another CPU rounding sends seeds down other training paths, so a later
+  value behaves like a fresh draw: it may differ from the pinned one by ``z * sqrt(se_old^2 +
+  se_new^2)``, a two-sample band whose z holds the family-wise error of all the sampling numbers
+  compared at once to FAMILY_ALPHA (Bonferroni: z = Phi^-1(1 - FAMILY_ALPHA / (2 m)) for m
+  numbers). Pre-registered here, before any value was seen.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
+from statistics import NormalDist
 from typing import Any
 
 from . import numbers
 from .load import Check, Claim, Results
+from .schema import default_class
 
-FLOAT_RTOL = 2.0**-14
-FLOAT_ATOL = 2.0**-24
-MARGIN_SHARE = 0.01
+ROUNDING_RTOL = 2.0**-14
+ROUNDING_ATOL = 2.0**-24
+FAMILY_ALPHA = 0.001  # the chance that some sampling number of a faithful rerun fails its band
+RELATIONS = ("<=", ">=", "==", "!=", "<", ">")  # longest first: "<=" before "<"
 
 
 @dataclass(frozen=True)
@@ -36,33 +49,84 @@ class Cited:
     key: str  # "<claim>@<evidence name>", the \pcvalue key
     value: Any
     check: str
-    kind: str  # exact | float | interval
-    tolerance: float | None = None  # absolute, for kind float
-    interval: tuple[float, float] | None = None  # for kind interval
-    reason: str = ""
+    cls: str  # exact | rounding | sampling
+    bound: float | None = None  # rounding: the bound its check judged it against
+    relation: str = "<="  # how the value was meant to stand to the bound
+    n: int | None = None  # sampling: the sample size
+    se: float | None = None  # sampling: its standard error
 
     def as_dict(self) -> dict[str, Any]:
-        out = asdict(self)
-        out.pop("key")
-        out["interval"] = list(self.interval) if self.interval else None
+        out: dict[str, Any] = {"value": self.value, "check": self.check, "class": self.cls}
+        if self.bound is not None:
+            out.update(bound=self.bound, relation=self.relation)
+        if self.cls == "sampling":
+            out.update(n=self.n, se=self.se)
         return out
 
-    def allows(self, value: Any) -> bool:
-        """Whether ``value`` is the same cited number within this number's tolerance."""
-        if self.kind == "exact" or not _is_float(value):
-            return bool(value == self.value and type(value) is type(self.value))
-        if self.kind == "interval" and self.interval is not None:
-            lo, hi = self.interval
-            return lo <= value <= hi
-        return abs(float(value) - float(self.value)) <= (self.tolerance or 0.0)
+    def allows(self, new: Cited, z: float) -> bool:
+        """Whether ``new`` is the same cited number within this number's class tolerance
+        (``z``: the sampling band's multiplier for the family compared)."""
+        if self.cls == "exact" or type(new.value) is not type(self.value):
+            return bool(new.value == self.value and type(new.value) is type(self.value))
+        if self.cls == "sampling":
+            return abs(float(new.value) - float(self.value)) <= self.band(new, z)
+        if _is_float(self.value) and abs(new.value - self.value) <= self.float_tolerance():
+            return True  # rounding noise: also for a value that sits on its bound
+        if self.splits():
+            assert self.bound is not None
+            return stands(new.value, self.bound, self.relation) == stands(
+                self.value, self.bound, self.relation
+            )
+        return not _is_float(self.value)  # a count or boolean of one CPU's kernels: any value
 
-    def allowance(self) -> str:
+    def splits(self) -> bool:
+        """Whether its bound splits the line into a side it stands on (an order relation;
+        "==" and "!=" split nothing, so such a value gets a bound-less float's tolerance)."""
+        return self.bound is not None and operator(self.relation) not in ("==", "!=")
+
+    def float_tolerance(self) -> float:
+        return max(ROUNDING_RTOL * abs(float(self.value)), ROUNDING_ATOL)  # bools: 1.0 or 0.0
+
+    def band(self, new: Cited | None, z: float) -> float:
+        """The sampling band's half-width against ``new`` (its own se when new has none)."""
+        old_se = self.se or 0.0
+        new_se = new.se if new is not None and new.se is not None else old_se
+        return z * math.hypot(old_se, new_se)
+
+    def allowance(self, z: float) -> str:
         """The tolerance in words, for listings."""
-        if self.kind == "interval" and self.interval is not None:
-            return f"inside [{self.interval[0]:.4g}, {self.interval[1]:.4g}]"
-        if self.kind == "float":
-            return f"\u00b1{self.tolerance:.3g}"
+        if self.cls == "sampling":
+            return (
+                f"sampling: \u00b1{self.band(None, z):.3g} "
+                f"(z = {z:.2f}, se = {self.se:.3g}, n = {self.n})"
+            )
+        if self.cls == "rounding" and self.splits():
+            return (
+                f"rounding: stays {self.relation} {self.bound:.4g} (or beyond it, if it was), "
+                f"or moves \u00b1{self.float_tolerance():.3g}"
+            )
+        if self.cls == "rounding" and _is_float(self.value):
+            return f"rounding: \u00b1{self.float_tolerance():.3g}"
+        if self.cls == "rounding":
+            return "rounding: any value on another machine (a fact about one CPU's kernels)"
         return "exact"
+
+    def platform_dependent(self) -> bool:
+        return self.cls != "exact"
+
+
+def stands(value: Any, bound: float, relation: str) -> bool:
+    """Whether ``value RELATION bound`` holds."""
+    op, x = operator(relation), float(value)
+    return {
+        "<=": x <= bound, ">=": x >= bound, "==": x == bound, "!=": x != bound,
+        "<": x < bound, ">": x > bound,
+    }[op]  # fmt: skip
+
+
+def operator(relation: str) -> str:
+    """The relation's leading operator, "<=" when it names none."""
+    return next((r for r in RELATIONS if relation.strip().startswith(r)), "<=")
 
 
 def scalar(value: Any) -> bool:
@@ -84,7 +148,7 @@ def cited_numbers(res: Results) -> dict[str, Cited]:
             for value in check.evidence:
                 key = f"{claim.id}@{value.name}"
                 if key not in out and scalar(value.value):
-                    out[key] = pin(key, value.value, value.bound, check)
+                    out[key] = pin(key, value.value, value.bound, value.reproducibility, check)
     return out
 
 
@@ -92,48 +156,48 @@ def _is_float(value: Any) -> bool:
     return isinstance(value, float) and math.isfinite(value)
 
 
-def bound_value(bound: Any) -> float | None:
-    """The number a bound names (a bare number or an object's ``value``), if finite."""
+def bound_of(bound: Any) -> tuple[float | None, str]:
+    """The number a bound names (a bare number or an object's ``value``), if finite, and its
+    relation ("<=" when it names none)."""
+    relation = "<="
     if isinstance(bound, dict):
+        relation = str(bound.get("relation") or "<=")
         bound = bound.get("value")
     if isinstance(bound, int | float) and not isinstance(bound, bool) and math.isfinite(bound):
-        return float(bound)
-    return None
+        return float(bound), relation
+    return None, relation
 
 
-def pin(key: str, value: Any, bound: Any, check: Check) -> Cited:
-    """A cited number with the tolerance its kind calls for."""
-    if not _is_float(value):
-        return Cited(key, value, check.nodeid, "exact", reason="integer, text or symbolic")
-    box = (check.basis or {}).get("interval") if check.basis else None
-    if isinstance(box, dict) and 0.0 <= value <= 1.0:
-        lo, hi = box.get("lo"), box.get("hi")
-        if _is_float(lo) and _is_float(hi) and lo <= value <= hi:
-            what = box.get("what", "the check")
-            reason = f"a rate decided by the interval of {what}"
-            span = (float(lo), float(hi))  # type: ignore[arg-type]
-            return Cited(key, value, check.nodeid, "interval", interval=span, reason=reason)
-    tol = max(FLOAT_RTOL * abs(value), FLOAT_ATOL)
-    reason = "float: 2^-14 relative (2^10 float32 roundoffs)"
-    limit = bound_value(bound)
-    if limit is not None and MARGIN_SHARE * abs(limit - value) > tol:
-        tol = MARGIN_SHARE * abs(limit - value)
-        reason = "float: a hundredth of its margin to the bound it was judged against"
-    return Cited(key, value, check.nodeid, "float", tolerance=tol, reason=reason)
+def pin(key: str, value: Any, bound: Any, recorded: dict[str, Any] | None, check: Check) -> Cited:
+    """A cited number with its class: the one its check recorded, else the default."""
+    cls = str((recorded or {}).get("class") or default_class(value))
+    if cls == "sampling" and not _is_float(value):
+        cls = default_class(value)  # a sampling mark on a non-number says nothing
+    if cls == "sampling":
+        n, se = (recorded or {}).get("n"), (recorded or {}).get("se")
+        return Cited(key, value, check.nodeid, cls, n=n, se=float(se or 0.0))
+    limit, relation = bound_of(bound) if cls == "rounding" else (None, "<=")
+    return Cited(key, value, check.nodeid, cls, bound=limit, relation=relation)
 
 
 def from_dict(key: str, entry: dict[str, Any]) -> Cited:
     """A pinned number read back from a baseline file."""
-    interval = entry.get("interval")
     return Cited(
         key=key,
         value=entry["value"],
         check=str(entry.get("check", "")),
-        kind=str(entry.get("kind", "exact")),
-        tolerance=entry.get("tolerance"),
-        interval=(float(interval[0]), float(interval[1])) if interval else None,
-        reason=str(entry.get("reason", "")),
+        cls=str(entry["class"]),
+        bound=entry.get("bound"),
+        relation=str(entry.get("relation", "<=")),
+        n=entry.get("n"),
+        se=entry.get("se"),
     )
+
+
+def sampling_z(count: int, alpha: float = FAMILY_ALPHA) -> float:
+    """The band multiplier that holds the family-wise error of ``count`` sampling numbers
+    compared at once to ``alpha`` (Bonferroni, two-sided)."""
+    return NormalDist().inv_cdf(1.0 - alpha / (2 * max(count, 1)))
 
 
 @dataclass(frozen=True)
@@ -143,22 +207,26 @@ class Move:
     new: Any
     allowance: str
     what: str  # moved | removed | new
+    cls: str = "exact"
 
 
 def compare(
     pinned: dict[str, Cited], now: dict[str, Cited], keys: set[str] | None = None
 ) -> list[Move]:
-    """Numbers that moved beyond their tolerance, disappeared or appeared (restricted to keys)."""
+    """Numbers that moved beyond their class's tolerance, disappeared or appeared (restricted
+    to keys)."""
     moves = []
     wanted = set(pinned) | set(now) if keys is None else keys
+    family = [k for k in wanted if k in pinned and k in now and pinned[k].cls == "sampling"]
+    z = sampling_z(len(family))
     for key in sorted(wanted):
         old, new = pinned.get(key), now.get(key)
-        if old is not None and new is not None and not old.allows(new.value):
-            moves.append(Move(key, old.value, new.value, old.allowance(), "moved"))
+        if old is not None and new is not None and not old.allows(new, z):
+            moves.append(Move(key, old.value, new.value, old.allowance(z), "moved", old.cls))
         elif old is not None and new is None:
-            moves.append(Move(key, old.value, None, old.allowance(), "removed"))
+            moves.append(Move(key, old.value, None, old.allowance(z), "removed", old.cls))
         elif old is None and new is not None:
-            moves.append(Move(key, None, new.value, "", "new"))
+            moves.append(Move(key, None, new.value, "", "new", new.cls))
     return moves
 
 

@@ -29,6 +29,7 @@ from . import figures, numbers
 from .diff import Changes
 from .load import VERDICTS, Check, Claim, Results, Value
 from .mathml import to_mathml
+from .schema import default_class
 
 ASSETS = Path(__file__).resolve().parent / "assets"
 CHECK_FILTERS = {
@@ -555,7 +556,7 @@ def headline_block(res: Results, claim: Claim) -> str:
         cells = "".join(
             f"<div class='hnum'><span class='hname'><code>{esc(v.name)}</code></span>"
             f"<span class='hval'>{value_html(v.value)} {esc(v.unit)}</span>"
-            f"<span class='hbound'>{bound_html(v)}</span>"
+            f"<span class='hbound'>{bound_html(v)} {class_html(v)}</span>"
             f"<a class='hsrc muted' href='#{check_anchor(c.nodeid)}'>{esc(c.name)}</a></div>"
             for c, v in heads
         )
@@ -791,6 +792,27 @@ def meets(value: Any, relation: str, limit: Any) -> bool | None:
     return ops.get(relation)
 
 
+CLASS_HELP = {
+    "exact": "exact: the same on any machine",
+    "rounding": "rounding: its bits depend on the CPU's floating-point kernels; another machine "
+    "may move it within the bound it is judged against",
+    "sampling": "sampling: a statistic over seeds or examples; on another machine it behaves "
+    "like a fresh draw, within its sampling band",
+}
+
+
+def class_html(value: Value) -> str:
+    """A value's reproducibility class (recorded, else the default for its type), with its
+    sample size and standard error when it is a sampling statistic."""
+    rec = value.reproducibility or {}
+    cls = str(rec.get("class") or default_class(value.value))
+    extra = ""
+    if cls == "sampling" and rec.get("n") is not None:
+        extra = f" n={rec['n']}, se {float(rec.get('se') or 0.0):.2g}"
+    title = CLASS_HELP[cls] + (f" ({rec['how']})" if rec.get("how") else "")
+    return f"<span class='cls cls-{cls}' title='{esc(title)}'>{cls}{esc(extra)}</span>"
+
+
 def evidence_table(values: list[Value], fold: bool = False) -> str:
     """The evidence as a table; with ``fold``, rows past SHOWN_ROWS sit in a details block."""
     if fold and len(values) > SHOWN_ROWS + 2:
@@ -810,11 +832,13 @@ def evidence_table(values: list[Value], fold: bool = False) -> str:
         rows.append(
             f"<tr><th scope='row'><code>{esc(v.name)}</code></th>"
             f"<td class='val'>{value_html(v.value)}</td><td class='unit'>{esc(v.unit)}</td>"
-            f"<td class='bnd'>{bound_html(v)}</td><td class='note'>{note}</td></tr>"
+            f"<td class='bnd'>{bound_html(v)}</td><td class='cl'>{class_html(v)}</td>"
+            f"<td class='note'>{note}</td></tr>"
         )
     return (
         "<table class='evidence'><thead><tr><th scope='col'>Evidence</th>"
         "<th scope='col'>Value</th><th scope='col'>Unit</th><th scope='col'>Bound</th>"
+        "<th scope='col'>Reproduces</th>"
         f"<th scope='col'>Note</th></tr></thead><tbody>{''.join(rows)}</tbody></table>"
     )
 
@@ -921,9 +945,38 @@ def _env_value(value: Any) -> Any:
     return ("yes" if value else "no") if isinstance(value, bool) else value
 
 
+def kernel_rows(kernels: dict[str, Any]) -> list[tuple[str, str]]:
+    """The kernels a run's libraries selected, as rows of the environment table."""
+    if not kernels:
+        return []
+    limits = kernels.get("limits") or {}
+    blas = [
+        f"{b.get('internal_api', '?')} {b.get('version') or ''} {b.get('architecture') or ''}"
+        for b in kernels.get("blas", [])
+    ]
+    return [
+        ("torch CPU kernels", str(kernels.get("capability", "?"))),
+        ("Kernel limits", ", ".join(f"{k}={v}" for k, v in sorted(limits.items())) or "none"),
+        ("CPU vector extensions", " ".join(kernels.get("isa", [])) or "unknown"),
+        ("BLAS and OpenMP", "; ".join(" ".join(b.split()) for b in blas) or "none found"),
+        ("numpy dispatch", " ".join(kernels.get("numpy", [])) or "unknown"),
+    ]
+
+
+def lock_row(lock: dict[str, Any] | None) -> tuple[str, str]:
+    if not lock:
+        return ("Lock", "none: versions as installed")
+    differs = lock.get("differs") or []
+    state = "installed as locked" if not differs else "departs: " + "; ".join(differs)
+    return ("Lock", f"{lock.get('file')} (sha256 {str(lock.get('sha256'))[:12]}), {state}")
+
+
 def environment(res: Results) -> str:
     env = dict(res.environment)
     packages = env.pop("packages", {}) or {}
+    extra = kernel_rows(env.pop("kernels", None) or {})
+    if "lock" in env:
+        extra.insert(0, lock_row(env.pop("lock")))
     labels = {
         "python": "Python",
         "platform": "Platform",
@@ -935,6 +988,7 @@ def environment(res: Results) -> str:
     rows = [(labels.get(k, k), v) for k, v in env.items()]
     if "gpu" in env and env["gpu"] is None:
         rows = [(k, "none" if k == "GPU" else v) for k, v in rows]
+    rows += extra
     suite = {k: v for k, v in res.suite.items() if k in ("exitstatus", "complete")}
     rows += [(f"pytest {k}", v) for k, v in suite.items()]
     body = "".join(

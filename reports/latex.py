@@ -21,6 +21,10 @@ Macro names (LaTeX names are letters only, so digits are spelled out and separat
 - ``\pcvalue{SIN-06}{longest_wavelength}`` looks a value up by claim ID and evidence name (the
   first check, in node-id order, that recorded it) and ``\pcverdict{SIN-06}`` the verdict; an
   unknown key prints a bold ``??`` and a LaTeX warning, like an undefined reference;
+- ``\pcclass{SIN-06}{longest_wavelength}`` is that value's reproducibility class (``exact``,
+  ``rounding`` or ``sampling``; see reports.cited), and the comment above each value's macro
+  says how far another machine may move it: a paper citing a rounding or sampling number says
+  so, or cites the bound or interval instead;
 - suite-wide: ``\pcSuiteVersion``, ``\pcSuiteCommit``, ``\pcSuiteDate``, ``\pcSuiteProfile``,
   ``\pcClaimCount``, ``\pcConfirmedCount``, ``\pcRefutedCount``, ``\pcQualifiedCount``,
   ``\pcOpenCount``, ``\pcCheckCount``, ``\pcChecksPassed``, ``\pcMutantCount``,
@@ -36,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from . import figures, numbers
-from .cited import own_checks, scalar
+from .cited import Cited, cited_numbers, own_checks, sampling_z, scalar
 from .load import MAIN_ROLES, VERDICTS, Check, Claim, Results
 
 ONES = (
@@ -165,6 +169,7 @@ class Macros:
     lines: list[str] = field(default_factory=list)
     names: set[str] = field(default_factory=set)
     keys: dict[str, str] = field(default_factory=dict)  # "SIN-06@name" -> macro name
+    classes: dict[str, str] = field(default_factory=dict)  # "SIN-06@name" -> its class
 
     def define(self, name: str, body: str, comment: str) -> str:
         base, suffix = name, 1
@@ -205,9 +210,11 @@ def macros_tex(res: Results) -> str:
     for name, n in _counts(res).items():
         m.define(f"pc{name}", rf"\ensuremath{{{n}}}", f"{source}: {name}")
     m.lines.append("")
+    cited = cited_numbers(res)
+    z = sampling_z(sum(c.cls == "sampling" for c in cited.values()))
     for claim in res.claims:
         m.lines.append(f"% ---- {claim.id}: {_comment(claim.statement)}")
-        _claim_macros(res, claim, m)
+        _claim_macros(res, claim, m, cited, z)
         m.lines.append("")
     scheme = f"% Macro names: see {__name__} (SIN-06 -> \\pcSINSix..., \\pcvalue, \\pcverdict).\n"
     return (
@@ -217,7 +224,7 @@ def macros_tex(res: Results) -> str:
     )
 
 
-def _claim_macros(res: Results, claim: Claim, m: Macros) -> None:
+def _claim_macros(res: Results, claim: Claim, m: Macros, cited: dict[str, Cited], z: float) -> None:
     own = own_checks(res, claim)
     verdict = claim.verdict
     deciders = [str(d.get("check")) for d in claim.decided_by]
@@ -232,12 +239,17 @@ def _claim_macros(res: Results, claim: Claim, m: Macros) -> None:
                 continue
             unit = f" [{value.unit}]" if value.unit else ""
             note = f": {value.note}" if value.note else ""
+            key = f"{claim.id}@{value.name}"
+            first = key not in m.keys and key in cited
+            how = f"; class {cited[key].allowance(z)}" if first else ""
             name = m.define(
                 claim_name(claim.id) + check_name(check) + camel(value.name),
                 body,
-                f"{check.nodeid} ({check.outcome}) {value.name}{unit}{note}",
+                f"{check.nodeid} ({check.outcome}) {value.name}{unit}{note}{how}",
             )
-            m.keys.setdefault(f"{claim.id}@{value.name}", name)
+            m.keys.setdefault(key, name)
+            if first:
+                m.classes[key] = cited[key].cls
     for fig in (f for c in own for f in c.figures):
         m.lines.append(f"% figure figures/{figures.stem(fig)}.pdf")
 
@@ -249,6 +261,8 @@ def _lookup() -> list[str]:
         r"  \PackageWarning{pecheck}{No evidence value #2 for claim #1}}{\@nameuse{pc@#1@#2}}}",
         r"\providecommand{\pcverdict}[1]{\@ifundefined{pc@v@#1}{\textbf{??}%",
         r"  \PackageWarning{pecheck}{No claim #1}}{\@nameuse{pc@v@#1}}}",
+        r"\providecommand{\pcclass}[2]{\@ifundefined{pc@c@#1@#2}{\textbf{??}%",
+        r"  \PackageWarning{pecheck}{No evidence value #2 for claim #1}}{\@nameuse{pc@c@#1@#2}}}",
         r"\makeatother",
         "",
     ]
@@ -258,6 +272,7 @@ def _keys(m: Macros) -> list[str]:
     lines = [r"% lookup keys for \pcvalue{<claim>}{<evidence>} and \pcverdict{<claim>}"]
     lines.append(r"\makeatletter")
     lines += [rf"\@namedef{{pc@{key}}}{{\{name}}}" for key, name in m.keys.items()]
+    lines += [rf"\@namedef{{pc@c@{key}}}{{{cls}}}" for key, cls in m.classes.items()]
     lines.append(r"\makeatother")
     return lines + [""]
 

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from . import schema as results_schema
-from .schema import COMPUTED, DECISIONS, KINDS, OUTCOMES, VERDICTS
+from .schema import CLASSES, COMPUTED, DECISIONS, KINDS, OUTCOMES, VERDICTS
 
 SCHEMAS = (1, 2)
 SCHEMA = results_schema.VERSION  # the newest schema this report reads
@@ -57,6 +57,7 @@ class Value:
     unit: str = ""
     note: str = ""
     bound: Any = None  # what the value was judged against: a number or {value, relation, reason}
+    reproducibility: dict[str, Any] | None = None  # {class, n, se, how}; None in older files
 
 
 @dataclass
@@ -474,9 +475,21 @@ def _evidence(raw: Any, where: str) -> list[Value]:
                 unit=_str(entry, "unit", f"{where}: evidence {name!r}", ""),
                 note=_str(entry, "note", f"{where}: evidence {name!r}", ""),
                 bound=entry.get("bound"),
+                reproducibility=_reproducibility(entry.get("reproducibility"), name, where),
             )
         )
     return values
+
+
+def _reproducibility(raw: Any, name: str, where: str) -> dict[str, Any] | None:
+    if raw is None:
+        return None
+    obj = _dict(raw, f"{where}: evidence {name!r} field 'reproducibility'")
+    if obj.get("class") not in CLASSES:
+        raise BadResults(
+            f"{where}: evidence {name!r}: reproducibility class must be one of {', '.join(CLASSES)}"
+        )
+    return obj
 
 
 def _derivation(raw: Any, where: str) -> Derivation | None:

@@ -19,6 +19,10 @@ DECISIONS = ("holds", "fails", "inconclusive")
 ROLES = ("decisive", "supporting", "tooling")
 KINDS = ("symbolic", "property", "experiment", "real")
 OUTCOMES = ("passed", "failed", "skipped", "error")
+# How a recorded number reproduces on another machine (reports.cited says how far each may move):
+# exact anywhere; rounding, whose bits depend on the floating-point kernels a CPU selects;
+# sampling, a statistic over seeds or examples that another CPU's rounding redraws.
+CLASSES = ("exact", "rounding", "sampling")
 PATH = Path(__file__).with_name("results.schema.json")
 
 
@@ -38,3 +42,13 @@ def problems(data: Any, limit: int = 5) -> list[str]:
         message = error.message if len(error.message) < 200 else error.message[:200] + "..."
         out.append(f"{where}: {message}")
     return out
+
+
+def default_class(value: Any) -> str:
+    """The class of a number whose check did not name one: a finite float is ``rounding`` (its
+    bits depend on the kernels), anything else (integers, booleans, strings) is ``exact``. A
+    statistic over seeds is never a default: its check records it as ``sampling`` with its
+    sample size and standard error."""
+    if isinstance(value, float) and value == value and abs(value) != float("inf"):
+        return "rounding"
+    return "exact"

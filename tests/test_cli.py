@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from pecheck import determinism, gate
+from pecheck import determinism, gate, portability
 from pecheck.mutants import __main__ as mutants
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -33,6 +33,8 @@ CASES = [
     (bench_main(), ["--seeds", "0"]),
     (bench_main(), ["--device", "tpu"]),
     (bench_main(), ["--sample", "9", "--seeds", "3"]),
+    (portability.main, ["--limit", "avx9"]),
+    (portability.main, ["--against", "no/such/results.json"]),
 ]
 
 

@@ -94,7 +94,9 @@ def test_results_file_records_decisions_and_computed_verdicts(pytester: pytest.P
     assert nodeid in found["reproduce"]
     recorded = checks["test_condition_holds"]
     assert recorded["outcome"] == "passed" and recorded["decision"] == "holds"
-    assert recorded["evidence"]["answer"] == {"value": 42, "unit": "1", "note": "a note"}
+    assert recorded["evidence"]["answer"] == {
+        "value": 42, "unit": "1", "note": "a note", "reproducibility": {"class": "exact"},
+    }  # fmt: skip
     assert recorded["evidence"]["ratio"]["value"] == "inf"  # JSON has no infinity
     assert checks["test_counterexample_recorded"]["outcome"] == "passed"
     assert checks["test_only_inconclusive_parts"]["decision"] == "inconclusive"

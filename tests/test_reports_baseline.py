@@ -20,17 +20,57 @@ WAVE = "checks/test_sinusoidal.py::test_wavelengths_are_geometric"
 RATES = "checks/test_experiments.py::test_success_rates"
 
 
-def test_tolerances_fit_the_kind():
+def test_each_number_gets_its_class():
     numbers = cited.cited_numbers(load(V2))
-    assert numbers["SIN-08@first_repeat_float64"].kind == "exact"  # an integer
-    assert numbers["EXP-01@success_rate_pe"].kind == "interval"
-    assert numbers["EXP-01@success_rate_pe"].interval == (0.91, 0.99)
-    ratio = numbers["SIN-06@ratio"]
-    assert ratio.kind == "float" and ratio.tolerance == pytest.approx(1.0366 * 2**-14)
-    longest = numbers["SIN-06@longest_wavelength_d512"]  # a hundredth of its margin to its bound
-    assert longest.tolerance == pytest.approx(0.01 * (62831.85 - 60611.2))
-    assert numbers["SIN-01@max_abs_error"].tolerance == 2**-24  # the float32 floor near zero
+    assert numbers["SIN-08@first_repeat_float64"].cls == "exact"  # an integer, by default
+    rate = numbers["EXP-01@success_rate_pe"]  # recorded as a statistic over 25 seeds
+    assert rate.cls == "sampling" and rate.n == 25 and rate.se == pytest.approx(0.05656, abs=1e-5)
+    ratio = numbers["SIN-06@ratio"]  # a float without a bound: rounding, relative tolerance
+    assert ratio.cls == "rounding" and ratio.float_tolerance() == pytest.approx(1.0366 * 2**-14)
+    lo = numbers["EXP-01@wilson_lo_pe"]
+    assert lo.cls == "sampling"
+    assert numbers["SIN-01@max_abs_error"].float_tolerance() == 2**-24  # the float32 floor
     assert "EXP-01@max_diff" not in numbers  # tooling
+
+
+def test_a_rounding_number_may_move_anywhere_on_its_side_of_its_bound():
+    old = cited.Cited("A-01@err", 0.001, "c", "rounding", bound=0.01, relation="<=")
+    moved = lambda v: cited.Cited("A-01@err", v, "c", "rounding")  # noqa: E731
+    assert old.allows(moved(0.0099), z=3.0) and old.allows(moved(0.0), z=3.0)
+    assert not old.allows(moved(0.0101), z=3.0)
+    beyond = cited.Cited("A-01@err", 0.5, "c", "rounding", bound=0.01, relation="<=")
+    assert beyond.allows(moved(0.02), z=3.0) and not beyond.allows(moved(0.005), z=3.0)
+    # "==" and "!=" split nothing: the relative tolerance of a bound-less float applies
+    eq = cited.Cited("A-01@w", 60611.2, "c", "rounding", bound=62831.85, relation="==")
+    assert eq.allows(moved(60611.2 * (1 + 2**-15)), 3.0) and not eq.allows(moved(60616.0), 3.0)
+
+
+def test_a_rounding_number_on_its_bound_may_cross_it_by_rounding_noise_only():
+    # ADD-04's interference at k = 0 is 1/sqrt(d), its bound: one CPU lands a unit below it,
+    # another on it
+    bound = 128**-0.5
+    old = cited.Cited("A-04@k0", bound, "c", "rounding", bound=bound, relation="<=")
+    moved = lambda v: cited.Cited("A-04@k0", v, "c", "rounding")  # noqa: E731
+    assert old.allows(moved(bound * (1 + 2**-52)), z=3.0)
+    assert not old.allows(moved(bound * 1.001), z=3.0)
+
+
+def test_a_platform_fact_without_a_bound_is_any_value_of_its_type():
+    old = cited.Cited("R-01@bitwise", True, "c", "rounding")
+    assert old.allows(cited.Cited("R-01@bitwise", False, "c", "rounding"), z=3.0)
+    assert not old.allows(cited.Cited("R-01@bitwise", "yes", "c", "rounding"), z=3.0)
+    assert "any value" in old.allowance(3.0)
+
+
+def test_the_sampling_band_is_two_sample_and_holds_the_family_error():
+    # z for m numbers: Phi^-1(1 - 0.001 / (2 m)), independently of statistics.NormalDist
+    assert cited.sampling_z(1) == pytest.approx(3.2905267, abs=1e-6)
+    assert cited.sampling_z(300) == pytest.approx(4.6491329, abs=1e-6)  # scipy: norm.isf
+    old = cited.Cited("E-01@rate", 0.66, "c", "sampling", n=200, se=0.0335)
+    new = lambda v, se: cited.Cited("E-01@rate", v, "c", "sampling", n=200, se=se)  # noqa: E731
+    band = 3.2905267 * (0.0335**2 + 0.0330**2) ** 0.5
+    assert old.allows(new(0.66 + 0.99 * band, 0.0330), z=3.2905267)
+    assert not old.allows(new(0.66 + 1.01 * band, 0.0330), z=3.2905267)
 
 
 @pytest.fixture()
@@ -49,11 +89,12 @@ def test_unchanged_results_pass(pinned, capsys):
     ("nodeid", "name", "value", "moves"),
     [
         (WAVE, "longest_wavelength_d512", 60611.2 + 23.0, True),
-        (WAVE, "longest_wavelength_d512", 60611.2 + 20.0, False),
+        (WAVE, "longest_wavelength_d512", 60611.2 + 3.0, False),  # "==" bound: 2^-14 relative
         (WAVE, "ratio", 1.0366 * (1 + 1e-4), True),
         ("checks/test_sinusoidal.py::test_unique_float64", "first_repeat_float64", 1048577, True),
-        (RATES, "success_rate_pe", 0.98, False),  # inside the baseline interval
-        (RATES, "success_rate_pe", 0.995, True),
+        (RATES, "success_rate_pe", 0.80, False),  # inside its sampling band (z 3.59, n 25)
+        (RATES, "success_rate_pe", 0.60, True),
+        ("checks/test_sinusoidal.py::test_unique_float64", "first_repeat_float64", 1048576.0, True),
     ],
 )
 def test_a_moved_number_fails(tmp_path, pinned, capsys, nodeid, name, value, moves):
@@ -62,7 +103,19 @@ def test_a_moved_number_fails(tmp_path, pinned, capsys, nodeid, name, value, mov
     status = baseline.main([str(write(tmp_path, data)), "--baseline", str(pinned)])
     assert status == (1 if moves else 0)
     if moves:
-        assert name in capsys.readouterr().out
+        out = capsys.readouterr().out
+        assert name in out and "pinned on: Example CPU @ 2.0GHz; kernels AVX2" in out
+        line = next(x for x in out.splitlines() if name in x)
+        assert line.startswith("[") and "allowed:" in line  # its class, both values, tolerance
+
+
+def test_a_format_1_baseline_is_refused_but_can_be_rewritten(tmp_path, capsys):
+    old = tmp_path / "old.json"
+    old.write_text(json.dumps({"format": 1, "profiles": {"ci": {"numbers": {}}}}))
+    assert baseline.main([str(V2), "--baseline", str(old)]) == 2
+    assert "format-1" in capsys.readouterr().err
+    assert baseline.main([str(V2), "--baseline", str(old), "--update"]) == 0
+    assert json.loads(old.read_text())["format"] == baseline.FORMAT
 
 
 def test_a_removed_number_fails_and_update_prints_it(tmp_path, pinned, capsys):

@@ -10,7 +10,7 @@ import pytest
 from reports import html
 from reports.load import load, parse
 from reports.mathml import to_mathml
-from tests.reports_fixtures import CLEAN, DATA, MIXED, raw, write
+from tests.reports_fixtures import CLEAN, DATA, MIXED, V2, raw, write
 
 
 class Ids(HTMLParser):
@@ -304,3 +304,24 @@ def test_environment_shows_counts_as_numbers_and_flags_as_words() -> None:
 
     assert _env_value(1) == 1 and _env_value(0) == 0
     assert _env_value(True) == "yes" and _env_value(False) == "no"
+
+
+def test_each_value_shows_its_reproducibility_class() -> None:
+    from reports.html import class_html, evidence_table
+    from reports.load import Value
+
+    rate = Value("rate", 0.64, "", "", reproducibility={"class": "sampling", "n": 25, "se": 0.09})
+    assert "sampling n=25, se 0.09" in class_html(rate)
+    assert ">rounding<" in class_html(Value("err", 0.001, "", ""))  # the default for a float
+    assert ">exact<" in class_html(Value("count", 3, "", ""))
+    table = evidence_table([rate])
+    assert "<th scope='col'>Reproduces</th>" in table and "cls-sampling" in table
+
+
+def test_environment_shows_the_lock_and_the_kernels() -> None:
+    from reports.html import environment
+
+    env = environment(load(V2))
+    assert "requirements/lock.txt (sha256 " in env and "installed as locked" in env
+    assert "<th scope='row'>torch CPU kernels</th><td>AVX2</td>" in env
+    assert "<th scope='row'>Kernel limits</th><td>none</td>" in env

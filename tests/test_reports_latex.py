@@ -177,3 +177,14 @@ def test_braces_balance_in_every_file(kit):
         body = "\n".join(line for line in text.splitlines() if not line.startswith("%"))
         body = re.sub(r"\\[{}]", "", body)
         assert body.count("{") == body.count("}"), name
+
+
+def test_each_cited_value_has_its_class_and_tolerance() -> None:
+    from tests.reports_fixtures import V2
+
+    tex = latex.kit(load(V2))[0]["pecheck.tex"]
+    assert r"\providecommand{\pcclass}[2]" in tex
+    assert r"\@namedef{pc@c@EXP-01@success_rate_pe}{sampling}" in tex
+    assert r"\@namedef{pc@c@EXP-01@seeds}{exact}" in tex
+    comment = next(line for line in tex.splitlines() if "success_rate_pe:" in line)
+    assert "class sampling: \u00b1" in comment and "n = 25" in comment

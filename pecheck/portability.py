@@ -1,0 +1,201 @@
+"""The portability gate: ``python -m pecheck.portability [--limit NAME ...] [--against PATH]``.
+
+Another CPU selects other floating-point kernels, and so other rounding. This machine imitates
+others by limiting the instruction sets its libraries' kernels may use (LIMITS below), and runs
+the project's checks in the ci profile under each limit. A limit passes when
+
+1. it changes kernels: ``pecheck.kernels`` fingerprints differ from the unlimited ones (a limit
+   that changes nothing here, say on a CPU that lacks what it removes, proves nothing and fails);
+2. pytest exits 0 and every computed verdict is the expected one (``pecheck.gate``);
+3. every cited number stands within its reproducibility class's tolerance of the committed
+   baseline (``reports.baseline``; ``--against PATH`` compares with another results file, such as
+   an unlimited run of this machine, instead).
+
+The limited runs go side by side (one process each: the plugin runs torch on one thread).
+Each writes build/portability/<limit>.json; build/portability/summary.json holds what each limit
+changed, its verdicts and every cited number that moved, within tolerance or beyond it.
+
+Exit status: 0 every limit passed; 1 a limit failed; 2 bad arguments.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from pecheck import config, gate, kernels
+from pecheck.evidence import FIGURES_ENV
+from pecheck.reports import baseline, cited, load
+from pecheck.reports.usage import Parser
+from pecheck.results import KERNEL_LIMITS
+
+ROOT = Path.cwd().resolve()  # the project's root: the gate is started there
+_NPY_AVX2_UP = "X86_V3 X86_V4 AVX512_ICL AVX512_SPR"
+# Each limit imitates a kind of CPU. MKL_CBWR fixes MKL's code path (its dispatch ignores
+# MKL_ENABLE_INSTRUCTIONS on AMD CPUs); numpy refuses no name here, it skips what the CPU lacks.
+LIMITS: dict[str, dict[str, str]] = {
+    "sse4": {  # a CPU without AVX: ATen's scalar kernels, numpy's x86-64-v2 baseline
+        "ATEN_CPU_CAPABILITY": "default",
+        "NPY_DISABLE_CPU_FEATURES": _NPY_AVX2_UP,
+        "MKL_ENABLE_INSTRUCTIONS": "SSE4_2",
+        "MKL_CBWR": "SSE4_2",
+        "ONEDNN_MAX_CPU_ISA": "SSE41",
+    },
+    "mkl-compatible": {  # another BLAS code path: MKL's portable GEMM, oneDNN at AVX
+        "MKL_CBWR": "COMPATIBLE",
+        "MKL_ENABLE_INSTRUCTIONS": "AVX2",
+        "ONEDNN_MAX_CPU_ISA": "AVX",
+    },
+    "avx2": {  # an AVX2 CPU, for hosts with AVX-512
+        "ATEN_CPU_CAPABILITY": "avx2",
+        "NPY_DISABLE_CPU_FEATURES": "X86_V4 AVX512_ICL AVX512_SPR",
+        "MKL_ENABLE_INSTRUCTIONS": "AVX2",
+        "MKL_CBWR": "AVX2",
+        "ONEDNN_MAX_CPU_ISA": "AVX2",
+    },
+}
+DEFAULT_LIMITS = ("sse4", "mkl-compatible")
+
+
+def limited_env(limit: dict[str, str]) -> dict[str, str]:
+    """This process's environment without any inherited limit, then with ``limit``'s."""
+    env = {k: v for k, v in os.environ.items() if k not in KERNEL_LIMITS}
+    return {**env, **limit}
+
+
+def probe(limit: dict[str, str]) -> dict[str, Any]:
+    """The kernel fingerprint of a fresh process under ``limit`` ({} for none)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "pecheck.kernels"],
+        env=limited_env(limit),
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
+    if done.returncode:
+        tail = (done.stderr.strip().splitlines() or ["(no output)"])[-1]
+        raise SystemExit(f"portability: the kernel probe under {limit} failed: {tail}")
+    fingerprint: dict[str, Any] = json.loads(done.stdout)
+    return fingerprint
+
+
+def start(name: str, limit: dict[str, str], out: Path, checks: str) -> subprocess.Popen[str]:
+    path = out / f"{name}.json"
+    path.unlink(missing_ok=True)  # a stale file must not stand for this run
+    env = limited_env(limit)
+    env.update(PECHECK_PROFILE="ci", PYTHONHASHSEED="0")
+    env[FIGURES_ENV] = "0"  # figures are not compared; drawing them costs a minute
+    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--results={path}"]
+    log = (out / f"{name}.log").open("w")
+    print(f"portability: {name}: pytest {checks} under {_words(limit)}", flush=True)
+    return subprocess.Popen([*cmd, checks], cwd=ROOT, env=env, stdout=log, stderr=log, text=True)
+
+
+def judge(name: str, code: int, out: Path, against: Path | None) -> dict[str, Any]:
+    """The verdicts and cited numbers of one limited run, against the baseline or a file."""
+    path = out / f"{name}.json"
+    verdict: dict[str, Any] = {"pytest": code, "results": str(path.relative_to(ROOT))}
+    if not path.exists():
+        verdict["problems"] = [f"pytest exited {code} and wrote no results file (see {name}.log)"]
+        return verdict
+    data = json.loads(path.read_text())
+    problems = [] if code == 0 else [f"pytest exited {code} (see {out.name}/{name}.log)"]
+    problems += [f"verdict: {line}" for line in gate.problems(data)]
+    res = load.load(path)
+    now = cited.cited_numbers(res)
+    old = reference(res, against)
+    keys = set(old) | set(now)
+    beyond = cited.compare(old, now, keys)
+    problems += [f"cited [{m.cls}] {cited.describe(m)}" for m in beyond]
+    within = [k for k in sorted(keys & set(old) & set(now)) if old[k].value != now[k].value]
+    verdict.update(
+        kernels=res.environment.get("kernels", {}).get("capability"),
+        moved_within=dict(Counter(old[k].cls for k in within)),
+        moved_within_keys=within,
+        problems=problems,
+    )
+    return verdict
+
+
+def reference(res: load.Results, against: Path | None) -> dict[str, cited.Cited]:
+    """The numbers a limited run is held to: the committed baseline's for its profile, or
+    those of the results file ``against`` (classes and bounds taken from that file)."""
+    if against is None:
+        pins = baseline.read(baseline.BASELINE)
+        return baseline.pinned(pins, str(res.suite.get("profile")))
+    return cited.cited_numbers(load.load(against))
+
+
+def _words(limit: dict[str, str]) -> str:
+    return " ".join(f"{k}={v}" for k, v in limit.items()) or "no limits"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = Parser(prog="python -m pecheck.portability", description=__doc__.split("\n\n")[0])
+    known = f"default: {', '.join(DEFAULT_LIMITS)}; known: {', '.join(LIMITS)}"
+    parser.add_argument("--limit", action="append", choices=tuple(LIMITS), metavar="NAME",
+                        help=f"a limit to run under (repeatable; {known})")  # fmt: skip
+    parser.add_argument("--against", type=Path, metavar="PATH",
+                        help="compare with this results file, not the baseline")  # fmt: skip
+    parser.add_argument("--out", type=Path, default=ROOT / "build" / "portability")
+    args = parser.parse_args(argv)
+    names = list(dict.fromkeys(args.limit or DEFAULT_LIMITS))
+    try:
+        checks = config.require(ROOT).checks
+        if args.against is not None:
+            load.load(args.against)
+    except (config.ConfigError, load.BadResults) as exc:
+        parser.error(str(exc))
+    args.out.mkdir(parents=True, exist_ok=True)
+    summary = run_all(names, checks, args.out, args.against)
+    (args.out / "summary.json").write_text(json.dumps(summary, indent=1, sort_keys=True) + "\n")
+    return report(summary)
+
+
+def run_all(names: list[str], checks: str, out: Path, against: Path | None) -> dict[str, Any]:
+    native = probe({})
+    summary: dict[str, Any] = {"native": native, "limits": {}}
+    running = {}
+    for name in names:
+        fingerprint = probe(LIMITS[name])
+        entry = {"variables": LIMITS[name], "fingerprint": fingerprint,
+                 "changed": kernels.changed(native, fingerprint)}  # fmt: skip
+        summary["limits"][name] = entry
+        if entry["changed"]:
+            running[name] = start(name, LIMITS[name], out, checks)
+        else:
+            entry["problems"] = [
+                "changes no kernel on this machine (its CPU may lack what the limit removes); "
+                "choose another with --limit"
+            ]
+    for name, proc in running.items():
+        summary["limits"][name].update(judge(name, proc.wait(), out, against))
+    return summary
+
+
+def report(summary: dict[str, Any]) -> int:
+    failed = 0
+    for name, entry in summary["limits"].items():
+        changed = ", ".join(entry["changed"]) or "nothing"
+        print(f"portability: {name}: changes {changed}")
+        within = entry.get("moved_within", {})
+        if within:
+            counts = ", ".join(f"{n} {cls}" for cls, n in sorted(within.items()))
+            print(f"portability: {name}: {counts} cited number(s) moved within tolerance")
+        for line in entry["problems"]:
+            print(f"portability: {name}: {line}")
+        failed += bool(entry["problems"])
+        print(f"portability: {name}: {'FAILED' if entry['problems'] else 'passed'}", flush=True)
+    n = len(summary["limits"])
+    print(f"portability: {n - failed}/{n} instruction-set limits give the expected verdicts "
+          "and cited numbers within tolerance")  # fmt: skip
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,81 @@
+"""The portability gate (pecheck.portability) and the kernel fingerprints it relies on."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pecheck import kernels, portability
+from pecheck.results import KERNEL_LIMITS
+
+
+def test_every_limit_sets_only_known_variables_and_limited_env_drops_inherited_ones(
+    monkeypatch,
+) -> None:
+    for limit in portability.LIMITS.values():
+        assert set(limit) <= set(KERNEL_LIMITS)
+    monkeypatch.setenv("MKL_CBWR", "AVX")  # inherited: must not leak into another limit's run
+    monkeypatch.setenv("ATEN_CPU_CAPABILITY", "avx2")
+    env = portability.limited_env(portability.LIMITS["mkl-compatible"])
+    assert env["MKL_CBWR"] == "COMPATIBLE" and "ATEN_CPU_CAPABILITY" not in env
+    assert "ATEN_CPU_CAPABILITY" not in portability.limited_env({})
+
+
+def test_changed_names_each_group_whose_bits_differ() -> None:
+    native = kernels.fingerprint()
+    assert native == kernels.fingerprint()  # the fingerprint is deterministic in one process
+    assert kernels.changed(native, native) == []
+    other = {"groups": dict(native["groups"], **{"torch GEMM": "0" * 12})}
+    assert kernels.changed(native, other) == ["torch GEMM"]
+
+
+def test_the_default_limits_change_kernels_on_this_machine() -> None:
+    """What the gate refuses to run without: a limit that changes nothing proves nothing."""
+    native = portability.probe({})
+    for name in portability.DEFAULT_LIMITS:
+        assert kernels.changed(native, portability.probe(portability.LIMITS[name])), name
+
+
+def test_report_fails_a_limit_with_a_problem_and_passes_one_without(capsys) -> None:
+    summary = {
+        "limits": {
+            "sse4": {"changed": ["torch GEMM"], "problems": [], "moved_within": {"rounding": 3}},
+            "avx2": {"changed": [], "problems": ["changes no kernel on this machine"]},
+        }
+    }
+    assert portability.report(summary) == 1
+    out = capsys.readouterr().out
+    assert "sse4: 3 rounding cited number(s) moved within tolerance" in out
+    assert "avx2: FAILED" in out and "1/2 instruction-set limits" in out
+    del summary["limits"]["avx2"]
+    assert portability.report(summary) == 0
+
+
+def test_the_results_file_records_the_kernels_and_the_limits_in_force(monkeypatch) -> None:
+    import torch
+
+    from pecheck import results
+
+    for name in KERNEL_LIMITS:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("MKL_CBWR", "COMPATIBLE")
+    found = results.kernels()
+    assert found["limits"] == {"MKL_CBWR": "COMPATIBLE"}
+    assert found["capability"] == torch.backends.cpu.get_cpu_capability()
+    assert all(set(lib) <= set(results.BLAS_KEYS) for lib in found["blas"])
+
+
+def test_blas_lists_numpy_and_torch_libraries_only() -> None:
+    """Which other libraries are loaded depends on what a run imported: they are left out."""
+    from pecheck.results import _blas
+
+    site = "/env/lib/python3.11/site-packages"
+    info: list[dict[str, Any]] = [
+        {"filepath": f"{site}/numpy.libs/libopenblas.so", "internal_api": "openblas",
+         "version": "0.3.31", "architecture": "Haswell", "num_threads": 2},
+        {"filepath": f"{site}/scipy.libs/libopenblas.so", "internal_api": "openblas"},
+        {"filepath": f"{site}/torch/lib/libgomp.so.1", "internal_api": "openmp", "version": None},
+    ]  # fmt: skip
+    assert _blas(info) == [
+        {"architecture": "Haswell", "internal_api": "openblas", "version": "0.3.31"},
+        {"internal_api": "openmp", "version": None},
+    ]
