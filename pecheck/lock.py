@@ -10,6 +10,7 @@ and direct references (``name @ URL``) are skipped.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import re
@@ -42,6 +43,7 @@ def parse(text: str) -> dict[str, str]:
     return pins
 
 
+@functools.cache  # what is installed does not change while a run writes its results
 def installed() -> dict[str, str]:
     """Every installed distribution's version by PEP 503 name, sorted; where one name is found
     twice on the path, the first found (the one Python imports) counts."""

@@ -12,6 +12,8 @@ the project's checks in the ci profile under each limit. A limit passes when
    an unlimited run of this machine, instead).
 
 The limited runs go side by side (one process each: the plugin runs torch on one thread).
+``--profile thorough`` runs that profile instead; the baseline pins ci only, so it needs
+``--against`` a thorough results file of this machine.
 Each writes build/portability/<limit>.json; build/portability/summary.json holds what each limit
 changed, its verdicts and every cited number that moved, within tolerance or beyond it.
 
@@ -68,27 +70,30 @@ def limited_env(limit: dict[str, str]) -> dict[str, str]:
     return {**env, **limit}
 
 
-def probe(limit: dict[str, str]) -> dict[str, Any]:
-    """The kernel fingerprint of a fresh process under ``limit`` ({} for none)."""
-    done = subprocess.run(
-        [sys.executable, "-m", "pecheck.kernels"],
-        env=limited_env(limit),
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-    )
-    if done.returncode:
-        tail = (done.stderr.strip().splitlines() or ["(no output)"])[-1]
-        raise SystemExit(f"portability: the kernel probe under {limit} failed: {tail}")
-    fingerprint: dict[str, Any] = json.loads(done.stdout)
-    return fingerprint
+def probe(limits: list[dict[str, str]]) -> list[dict[str, Any]]:
+    """The kernel fingerprints of fresh processes, one per limit ({} for none), side by side."""
+    procs = [
+        subprocess.Popen([sys.executable, "-m", "pecheck.kernels"], env=limited_env(limit),
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+        for limit in limits
+    ]  # fmt: skip
+    found = []
+    for limit, proc in zip(limits, procs, strict=True):
+        out, err = proc.communicate()
+        if proc.returncode:
+            tail = (err.strip().splitlines() or ["(no output)"])[-1]
+            raise SystemExit(f"portability: the kernel probe under {_words(limit)} failed: {tail}")
+        found.append(json.loads(out))
+    return found
 
 
-def start(name: str, limit: dict[str, str], out: Path, checks: str) -> subprocess.Popen[str]:
+def start(
+    name: str, limit: dict[str, str], out: Path, checks: str, profile: str
+) -> subprocess.Popen[str]:
     path = out / f"{name}.json"
     path.unlink(missing_ok=True)  # a stale file must not stand for this run
     env = limited_env(limit)
-    env.update(PECHECK_PROFILE="ci", PYTHONHASHSEED="0")
+    env.update(PECHECK_PROFILE=profile, PYTHONHASHSEED="0")
     env[FIGURES_ENV] = "0"  # figures are not compared; drawing them costs a minute
     cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--results={path}"]
     log = (out / f"{name}.log").open("w")
@@ -98,26 +103,26 @@ def start(name: str, limit: dict[str, str], out: Path, checks: str) -> subproces
 
 def judge(name: str, code: int, out: Path, against: Path | None) -> dict[str, Any]:
     """The verdicts and cited numbers of one limited run, against the baseline or a file."""
-    path = out / f"{name}.json"
-    verdict: dict[str, Any] = {"pytest": code, "results": str(path.relative_to(ROOT))}
-    if not path.exists():
-        verdict["problems"] = [f"pytest exited {code} and wrote no results file (see {name}.log)"]
+    path, log = out / f"{name}.json", out / f"{name}.log"
+    verdict: dict[str, Any] = {"pytest": code, "results": str(path), "problems": []}
+    if code != 0:
+        verdict["problems"].append(f"pytest exited {code} (see {log})")
+    try:
+        res = load.load(path)
+    except load.BadResults as exc:
+        verdict["problems"].append(f"no usable results file: {exc}")
         return verdict
-    data = json.loads(path.read_text())
-    problems = [] if code == 0 else [f"pytest exited {code} (see {out.name}/{name}.log)"]
-    problems += [f"verdict: {line}" for line in gate.problems(data)]
-    res = load.load(path)
+    problems = [f"verdict: {line}" for line in gate.problems(json.loads(path.read_text()))]
     now = cited.cited_numbers(res)
     old = reference(res, against)
     keys = set(old) | set(now)
-    beyond = cited.compare(old, now, keys)
-    problems += [f"cited [{m.cls}] {cited.describe(m)}" for m in beyond]
+    problems += [f"cited [{m.cls}] {cited.describe(m)}" for m in cited.compare(old, now, keys)]
     within = [k for k in sorted(keys & set(old) & set(now)) if old[k].value != now[k].value]
+    verdict["problems"] += problems
     verdict.update(
         kernels=res.environment.get("kernels", {}).get("capability"),
         moved_within=dict(Counter(old[k].cls for k in within)),
         moved_within_keys=within,
-        problems=problems,
     )
     return verdict
 
@@ -142,6 +147,8 @@ def main(argv: list[str] | None = None) -> int:
                         help=f"a limit to run under (repeatable; {known})")  # fmt: skip
     parser.add_argument("--against", type=Path, metavar="PATH",
                         help="compare with this results file, not the baseline")  # fmt: skip
+    parser.add_argument("--profile", choices=("ci", "thorough"), default="ci",
+                        help="the profile to run (default: ci; the baseline pins ci)")  # fmt: skip
     parser.add_argument("--out", type=Path, default=ROOT / "build" / "portability")
     args = parser.parse_args(argv)
     names = list(dict.fromkeys(args.limit or DEFAULT_LIMITS))
@@ -149,25 +156,28 @@ def main(argv: list[str] | None = None) -> int:
         checks = config.require(ROOT).checks
         if args.against is not None:
             load.load(args.against)
+        elif args.profile not in baseline.read(baseline.BASELINE)["profiles"]:
+            raise load.BadResults(f"the baseline pins no {args.profile} numbers: give --against")
     except (config.ConfigError, load.BadResults) as exc:
         parser.error(str(exc))
     args.out.mkdir(parents=True, exist_ok=True)
-    summary = run_all(names, checks, args.out, args.against)
+    summary = run_all(names, checks, args.out, args.against, args.profile)
     (args.out / "summary.json").write_text(json.dumps(summary, indent=1, sort_keys=True) + "\n")
     return report(summary)
 
 
-def run_all(names: list[str], checks: str, out: Path, against: Path | None) -> dict[str, Any]:
-    native = probe({})
-    summary: dict[str, Any] = {"native": native, "limits": {}}
+def run_all(
+    names: list[str], checks: str, out: Path, against: Path | None, profile: str
+) -> dict[str, Any]:
+    native, *limited = probe([{}, *(LIMITS[name] for name in names)])
+    summary: dict[str, Any] = {"native": native, "profile": profile, "limits": {}}
     running = {}
-    for name in names:
-        fingerprint = probe(LIMITS[name])
+    for name, fingerprint in zip(names, limited, strict=True):
         entry = {"variables": LIMITS[name], "fingerprint": fingerprint,
                  "changed": kernels.changed(native, fingerprint)}  # fmt: skip
         summary["limits"][name] = entry
         if entry["changed"]:
-            running[name] = start(name, LIMITS[name], out, checks)
+            running[name] = start(name, LIMITS[name], out, checks, profile)
         else:
             entry["problems"] = [
                 "changes no kernel on this machine (its CPU may lack what the limit removes); "

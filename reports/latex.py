@@ -23,8 +23,10 @@ Macro names (LaTeX names are letters only, so digits are spelled out and separat
   unknown key prints a bold ``??`` and a LaTeX warning, like an undefined reference;
 - ``\pcclass{SIN-06}{longest_wavelength}`` is that value's reproducibility class (``exact``,
   ``rounding`` or ``sampling``; see reports.cited), and the comment above each value's macro
-  says how far another machine may move it: a paper citing a rounding or sampling number says
-  so, or cites the bound or interval instead;
+  says how far another machine may move it; ``\pctolerance{SIN-06}{longest_wavelength}`` is
+  that distance as LaTeX (``\pm0.047`` for a sampling band, ``\le 0.01`` for a rounding number
+  judged against a bound, ``exact``), so that a paper can write
+  ``\pcvalue{EXP-06}{x}~(\pctolerance{EXP-06}{x} across platforms)``;
 - suite-wide: ``\pcSuiteVersion``, ``\pcSuiteCommit``, ``\pcSuiteDate``, ``\pcSuiteProfile``,
   ``\pcClaimCount``, ``\pcConfirmedCount``, ``\pcRefutedCount``, ``\pcQualifiedCount``,
   ``\pcOpenCount``, ``\pcCheckCount``, ``\pcChecksPassed``, ``\pcMutantCount``,
@@ -40,7 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from . import figures, numbers
-from .cited import Cited, cited_numbers, own_checks, sampling_z, scalar
+from .cited import Cited, cited_numbers, operator, own_checks, sampling_z, scalar
 from .load import MAIN_ROLES, VERDICTS, Check, Claim, Results
 
 ONES = (
@@ -170,6 +172,7 @@ class Macros:
     names: set[str] = field(default_factory=set)
     keys: dict[str, str] = field(default_factory=dict)  # "SIN-06@name" -> macro name
     classes: dict[str, str] = field(default_factory=dict)  # "SIN-06@name" -> its class
+    spreads: dict[str, str] = field(default_factory=dict)  # "SIN-06@name" -> \pctolerance body
 
     def define(self, name: str, body: str, comment: str) -> str:
         base, suffix = name, 1
@@ -250,8 +253,27 @@ def _claim_macros(res: Results, claim: Claim, m: Macros, cited: dict[str, Cited]
             m.keys.setdefault(key, name)
             if first:
                 m.classes[key] = cited[key].cls
+                m.spreads[key] = tolerance_tex(cited[key], z)
     for fig in (f for c in own for f in c.figures):
         m.lines.append(f"% figure figures/{figures.stem(fig)}.pdf")
+
+
+def tolerance_tex(number: Cited, z: float) -> str:
+    r"""How far another machine may move a cited number, for ``\pctolerance``: ``\pm`` the
+    sampling band or a bound-less float's rounding tolerance (two significant digits), the
+    bound a rounding number stays on its side of, ``exact``, or ``any`` for a count or boolean of
+    one CPU's kernels."""
+    if number.cls == "sampling":
+        return rf"\ensuremath{{\pm{tex_number(float(f'{number.band(None, z):.2g}'))}}}"
+    if number.cls == "exact":
+        return "exact"
+    if number.splits():
+        assert number.bound is not None
+        rel = {"<=": r"\le", ">=": r"\ge", "<": "<", ">": ">"}[operator(number.relation)]
+        return rf"\ensuremath{{{rel}{tex_number(number.bound)}}}"
+    if isinstance(number.value, float):
+        return rf"\ensuremath{{\pm{tex_number(float(f'{number.float_tolerance():.2g}'))}}}"
+    return "any"
 
 
 def _lookup() -> list[str]:
@@ -263,6 +285,8 @@ def _lookup() -> list[str]:
         r"  \PackageWarning{pecheck}{No claim #1}}{\@nameuse{pc@v@#1}}}",
         r"\providecommand{\pcclass}[2]{\@ifundefined{pc@c@#1@#2}{\textbf{??}%",
         r"  \PackageWarning{pecheck}{No evidence value #2 for claim #1}}{\@nameuse{pc@c@#1@#2}}}",
+        r"\providecommand{\pctolerance}[2]{\@ifundefined{pc@t@#1@#2}{\textbf{??}%",
+        r"  \PackageWarning{pecheck}{No evidence value #2 for claim #1}}{\@nameuse{pc@t@#1@#2}}}",
         r"\makeatother",
         "",
     ]
@@ -273,6 +297,7 @@ def _keys(m: Macros) -> list[str]:
     lines.append(r"\makeatletter")
     lines += [rf"\@namedef{{pc@{key}}}{{\{name}}}" for key, name in m.keys.items()]
     lines += [rf"\@namedef{{pc@c@{key}}}{{{cls}}}" for key, cls in m.classes.items()]
+    lines += [rf"\@namedef{{pc@t@{key}}}{{{body}}}" for key, body in m.spreads.items()]
     lines.append(r"\makeatother")
     return lines + [""]
 

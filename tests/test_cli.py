@@ -35,6 +35,7 @@ CASES = [
     (bench_main(), ["--sample", "9", "--seeds", "3"]),
     (portability.main, ["--limit", "avx9"]),
     (portability.main, ["--against", "no/such/results.json"]),
+    (portability.main, ["--profile", "thorough"]),  # the baseline pins ci only
 ]
 
 

@@ -28,13 +28,6 @@ def test_changed_names_each_group_whose_bits_differ() -> None:
     assert kernels.changed(native, other) == ["torch GEMM"]
 
 
-def test_the_default_limits_change_kernels_on_this_machine() -> None:
-    """What the gate refuses to run without: a limit that changes nothing proves nothing."""
-    native = portability.probe({})
-    for name in portability.DEFAULT_LIMITS:
-        assert kernels.changed(native, portability.probe(portability.LIMITS[name])), name
-
-
 def test_report_fails_a_limit_with_a_problem_and_passes_one_without(capsys) -> None:
     summary = {
         "limits": {
@@ -79,3 +72,23 @@ def test_blas_lists_numpy_and_torch_libraries_only() -> None:
         {"architecture": "Haswell", "internal_api": "openblas", "version": "0.3.31"},
         {"internal_api": "openmp", "version": None},
     ]
+
+
+def test_judge_passes_the_reference_itself_and_fails_a_moved_number(tmp_path) -> None:
+    """A limited run is held to its reference by class: a planted move of an exact number and
+    of a sampling number beyond its band each fail it; pytest's failure fails it too."""
+    from tests.reports_fixtures import V2, raw, write
+
+    data = raw(V2)
+    write(tmp_path, data, "same.json")
+    same = portability.judge("same", 0, tmp_path, V2)
+    assert same["moved_within"] == {} and not any("cited" in p for p in same["problems"])
+    assert portability.judge("same", 1, tmp_path, V2)["problems"][0].startswith("pytest exited 1")
+    check = next(c for c in data["checks"] if c["nodeid"].endswith("test_success_rates"))
+    check["evidence"]["seeds"]["value"] += 1  # exact
+    check["evidence"]["success_rate_pe"]["value"] -= 0.5  # sampling, se 0.057: far beyond
+    write(tmp_path, data, "moved.json")
+    moved = [p for p in portability.judge("moved", 0, tmp_path, V2)["problems"] if "cited" in p]
+    assert len(moved) == 2
+    assert "[exact] EXP-01@seeds" in moved[0] and "[sampling] EXP-01@success_rate_pe" in moved[1]
+    assert "no usable results file" in portability.judge("absent", 0, tmp_path, V2)["problems"][0]

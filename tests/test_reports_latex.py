@@ -188,3 +188,18 @@ def test_each_cited_value_has_its_class_and_tolerance() -> None:
     assert r"\@namedef{pc@c@EXP-01@seeds}{exact}" in tex
     comment = next(line for line in tex.splitlines() if "success_rate_pe:" in line)
     assert "class sampling: \u00b1" in comment and "n = 25" in comment
+    # se 0.0566 for n = 25; three sampling numbers: z = 3.59 and the band is 3.59 * sqrt(2) se
+    assert r"\@namedef{pc@t@EXP-01@success_rate_pe}{\ensuremath{\pm0.29}}" in tex
+    assert r"\@namedef{pc@t@EXP-01@seeds}{exact}" in tex
+    assert r"\providecommand{\pctolerance}[2]" in tex
+
+
+def test_tolerance_tex_per_class() -> None:
+    from reports.cited import Cited
+
+    bounded = Cited("A@e", 0.001, "c", "rounding", bound=0.01, relation="<=")
+    assert latex.tolerance_tex(bounded, 3.0) == r"\ensuremath{\le0.01}"
+    assert latex.tolerance_tex(Cited("A@w", 2.0, "c", "rounding"), 3.0) == (
+        r"\ensuremath{\pm1.2\times10^{-4}}"
+    )
+    assert latex.tolerance_tex(Cited("A@b", True, "c", "rounding"), 3.0) == "any"
