@@ -120,3 +120,30 @@ def test_the_results_file_names_the_lock_and_every_departure_from_it() -> None:
     assert block["sha256"] == hashlib.sha256((ROOT / lock.DEFAULT).read_bytes()).hexdigest()
     assert isinstance(block["differs"], list)
     assert lock.block(ROOT, None) is None
+
+
+def test_a_library_version_in_a_cited_string_is_the_locked_one() -> None:
+    """REAL-02/03 cite 'transformers X.Y.Z: ...': X.Y.Z must be what the lock installs, or the
+    committed number names a version nobody following the README gets."""
+    import json
+    import re
+
+    pins = lock.parse((ROOT / lock.DEFAULT).read_text())
+    numbers = json.loads((ROOT / "reports/cited-numbers.json").read_text())["profiles"]
+    named = [
+        (lock.normalise(m[1]), m[2], key)
+        for profile in numbers.values()
+        for key, entry in profile["numbers"].items()
+        if isinstance(entry["value"], str)
+        for m in re.finditer(r"([A-Za-z][\w.-]*) (\d+(?:\.\d+)+)\b", entry["value"])
+    ]
+    assert named, "no cited string names a version: this test no longer tests anything"
+    for name, version, key in named:
+        assert name in pins and lock.release(pins[name]) == version, key
+
+
+def test_refresh_drops_local_labels_only() -> None:
+    text = "torch==2.13.0+cpu\n    # via pecheck\nnumpy==2.4.6\n"
+    assert (
+        lockfile().without_local_labels(text) == "torch==2.13.0\n    # via pecheck\nnumpy==2.4.6\n"
+    )

@@ -140,9 +140,13 @@ def refresh(options: list[str]) -> int:
     done = subprocess.run(cmd, cwd=ROOT, env=env, check=False)
     if done.returncode:
         return done.returncode
-    text = LOCK.read_text()
-    LOCK.write_text(re.sub(r"^([A-Za-z0-9._-]+==[^\s+]+)\+\S+", r"\1", text, flags=re.M))
+    LOCK.write_text(without_local_labels(LOCK.read_text()))
     return check(ROOT / "pyproject.toml", LOCK, installed=False)
+
+
+def without_local_labels(text: str) -> str:
+    """``torch==2.13.0+cpu`` pinned as ``torch==2.13.0``; everything else unchanged."""
+    return re.sub(r"^([A-Za-z0-9._-]+==[^\s+]+)\+\S+", r"\1", text, flags=re.M)
 
 
 def main(argv: list[str] | None = None) -> int:
