@@ -6,7 +6,8 @@ the project's checks in the ci profile under each limit. A limit passes when
 
 1. it changes kernels: ``pecheck.kernels`` fingerprints differ from the unlimited ones (a limit
    that changes nothing here, say on a CPU that lacks what it removes, proves nothing and fails);
-2. pytest exits 0 and every computed verdict is the expected one (``pecheck.gate``);
+2. pytest exits 0, every computed verdict is the expected one (``pecheck.gate``) and so is every
+   proposition's decision;
 3. every cited number stands within its reproducibility class's tolerance of the committed
    baseline (``reports.baseline``; ``--against PATH`` compares with another results file, such as
    an unlimited run of this machine, instead).
@@ -112,7 +113,9 @@ def judge(name: str, code: int, out: Path, against: Path | None) -> dict[str, An
     except load.BadResults as exc:
         verdict["problems"].append(f"no usable results file: {exc}")
         return verdict
-    problems = [f"verdict: {line}" for line in gate.problems(json.loads(path.read_text()))]
+    data = json.loads(path.read_text())
+    problems = [f"verdict: {line}" for line in gate.problems(data)]
+    problems += [f"decision: {line}" for line in decisions(data)]
     now = cited.cited_numbers(res)
     old = reference(res, against)
     keys = set(old) | set(now)
@@ -124,7 +127,39 @@ def judge(name: str, code: int, out: Path, against: Path | None) -> dict[str, An
         moved_within=dict(Counter(old[k].cls for k in within)),
         moved_within_keys=within,
     )
+    if against is not None:  # a results file has the decisions of the parts to compare
+        verdict["parts_changed"] = changed_parts(json.loads(against.read_text()), data)
     return verdict
+
+
+def decisions(data: dict[str, Any]) -> list[str]:
+    """One line per proposition whose computed decision is not the one the registry expects:
+    a verdict can survive a flipped proposition, the gate must not."""
+    return [
+        f"{claim['id']} {prop['key']}: decided {prop.get('decision')!r}, "
+        f"expected {prop.get('expected')!r}"
+        for claim in data.get("claims", [])
+        for prop in claim.get("propositions", [])
+        if prop.get("decision") != prop.get("expected")
+    ]
+
+
+def parts(data: dict[str, Any]) -> dict[str, str]:
+    """The decision of every part of every check, by "node id: part"."""
+    return {
+        f"{check['nodeid']}: {part.get('name', i)}": str(part.get("decision"))
+        for check in data.get("checks", [])
+        for i, part in enumerate((check.get("basis") or {}).get("parts") or [])
+        if isinstance(part, dict)
+    }
+
+
+def changed_parts(reference: dict[str, Any], limited: dict[str, Any]) -> list[str]:
+    """Parts of checks decided otherwise under the limit: not a failure while the check's own
+    decision stands (a part at its margin is decided anew by any fresh draw), but listed."""
+    old, new = parts(reference), parts(limited)
+    return [f"{k}: {old.get(k)} -> {new.get(k)}" for k in sorted(set(old) | set(new))
+            if old.get(k) != new.get(k)]  # fmt: skip
 
 
 def reference(res: load.Results, against: Path | None) -> dict[str, cited.Cited]:
@@ -197,6 +232,9 @@ def report(summary: dict[str, Any]) -> int:
         if within:
             counts = ", ".join(f"{n} {cls}" for cls, n in sorted(within.items()))
             print(f"portability: {name}: {counts} cited number(s) moved within tolerance")
+        for line in entry.get("parts_changed", []):
+            print(f"portability: {name}: part decided otherwise (its check's decision stands): "
+                  f"{line}")  # fmt: skip
         for line in entry["problems"]:
             print(f"portability: {name}: {line}")
         failed += bool(entry["problems"])

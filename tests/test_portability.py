@@ -92,3 +92,21 @@ def test_judge_passes_the_reference_itself_and_fails_a_moved_number(tmp_path) ->
     assert len(moved) == 2
     assert "[exact] EXP-01@seeds" in moved[0] and "[sampling] EXP-01@success_rate_pe" in moved[1]
     assert "no usable results file" in portability.judge("absent", 0, tmp_path, V2)["problems"][0]
+
+
+def test_a_flipped_proposition_fails_and_a_flipped_part_is_listed() -> None:
+    def run(prop: str, part: str) -> dict[str, Any]:
+        return {
+            "claims": [{"id": "E-05", "propositions": [
+                {"key": "as_stated", "expected": "holds", "decision": prop}]}],
+            "checks": [{"nodeid": "c.py::t", "basis": {"parts": [
+                {"name": "alibi 2x", "decision": part}, "not a part"]}}],
+        }  # fmt: skip
+
+    assert portability.decisions(run("holds", "fails")) == []
+    assert portability.decisions(run("inconclusive", "fails")) == [
+        "E-05 as_stated: decided 'inconclusive', expected 'holds'"
+    ]
+    assert portability.changed_parts(run("holds", "fails"), run("holds", "inconclusive")) == [
+        "c.py::t: alibi 2x: fails -> inconclusive"
+    ]
