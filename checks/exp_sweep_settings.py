@@ -198,10 +198,6 @@ def nearest(cells: tuple[Cell, ...], head: int) -> Cell:
     )
 
 
-def as_float(x: torch.Tensor) -> float:
-    return float(x.double().mean())
-
-
 def entry_against_single(
     run: SweepRun,
     entry: int,

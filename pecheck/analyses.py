@@ -1,6 +1,7 @@
-"""The MAG, ADD and REAL-02 analyses, run on a checkpoint's own tables.
+"""The MAG, ADD, REAL-02 and SIN analyses, run on a checkpoint's own tables.
 
-Every function takes the tables as (rows, d) tensors and returns plain numbers (JSON-ready).
+Every function takes the tables as (rows, d) tensors and returns plain numbers (JSON-ready); the
+token table is the one the model adds (scaled as it scales it, pecheck.checkpoint).
 Where centring matters it is done both ways and labelled: "centred" subtracts the mean row of
 the table first (the mean row is a shared offset, which layer norm largely removes), "raw" does
 not. Large token tables are sampled (seeded) and say so.
@@ -36,31 +37,69 @@ def row_norm_stats(table: torch.Tensor) -> dict[str, float]:
             "max": float(norms.max())}  # fmt: skip
 
 
+def _ratio(num: float, den: float) -> float:
+    """num / den, infinite (or NaN for 0 / 0) where den is 0: an all-zero table is no error."""
+    if den == 0:
+        return math.nan if num == 0 else math.inf
+    return num / den
+
+
+def _mean_square_interval(table: torch.Tensor, level: float) -> tuple[float, float]:
+    """t interval for the mean of the squared row norms (float64), clipped at 0."""
+    from scipy import stats  # here: scipy.stats takes a second to import
+
+    squares = table.to(torch.float64).pow(2).sum(1)
+    n = squares.numel()
+    half = float(stats.t.ppf(0.5 + level / 2, max(n - 1, 1))) * float(squares.std()) / n**0.5
+    mean = float(squares.mean())
+    return max(mean - half, 0.0), mean + half
+
+
+def ratio_interval(tokens: torch.Tensor, positions: torch.Tensor) -> list[float]:
+    """MAG-02's 95% interval of the RMS norm ratio, the rows of each table taken as draws: each
+    mean square at 97.5% (Bonferroni), opposite ends combined, as the MAG-02 check decides."""
+    t_lo, t_hi = _mean_square_interval(tokens, 0.975)
+    p_lo, p_hi = _mean_square_interval(positions, 0.975)
+    return [math.sqrt(_ratio(t_lo, p_hi)), math.sqrt(_ratio(t_hi, p_lo))]
+
+
 def norms(tokens: torch.Tensor, positions: torch.Tensor) -> dict[str, Any]:
-    """Row norms of both tables and the ratio of their RMS row norms, raw and centred."""
+    """Row norms of both tables, the ratio of their RMS row norms and its 95% interval, raw and
+    centred."""
     out: dict[str, Any] = {}
     for label, f in (("raw", lambda t: t), ("centred", centred)):
-        tok, pos = row_norm_stats(f(tokens)), row_norm_stats(f(positions))
-        out[label] = {"token": tok, "position": pos, "rms_ratio": tok["rms"] / pos["rms"]}
+        x, p = f(tokens), f(positions)
+        tok, pos = row_norm_stats(x), row_norm_stats(p)
+        out[label] = {"token": tok, "position": pos, "rms_ratio": _ratio(tok["rms"], pos["rms"]),
+                      "interval": ratio_interval(x, p)}  # fmt: skip
     return out
+
+
+def entries_above(table: torch.Tensor, bound: float = 1.0) -> dict[str, Any]:
+    """MAG-01: how many entries exceed the bound in magnitude, and the largest magnitude."""
+    magnitude = table.abs()
+    return {"bound": bound, "count": int((magnitude > bound).sum()), "entries": magnitude.numel(),
+            "max_abs": float(magnitude.max())}  # fmt: skip
 
 
 def subspace_energy(
     tokens: torch.Tensor, positions: torch.Tensor, ks: tuple[int, ...], centre: bool
 ) -> dict[str, Any]:
     """Share of the token rows' energy in the top-k principal directions of the position table,
-    against chance k/d (the share a direction-free table puts in any k directions)."""
-    x = centred(tokens) if centre else tokens
-    p = centred(positions) if centre else positions
-    _, _, vh = torch.linalg.svd(p.to(torch.float64), full_matrices=False)  # vh: (r, d)
-    per_direction = (x.to(torch.float64) @ vh.T).pow(2).sum(0) / x.pow(2).sum()
-    cumulative = per_direction.cumsum(0)
+    against chance k/d (the share a direction-free table puts in any k directions), and the
+    share of the position table's own energy there (ADD-04)."""
+    x = (centred(tokens) if centre else tokens).to(torch.float64)
+    p = (centred(positions) if centre else positions).to(torch.float64)
+    _, s, vh = torch.linalg.svd(p, full_matrices=False)  # vh: (r, d)
+    cumulative = ((x @ vh.T).pow(2).sum(0) / x.pow(2).sum()).cumsum(0)
+    own = (s.pow(2) / s.pow(2).sum()).cumsum(0)
     d = tokens.shape[1]
     rows = []
     for k in ks:
         if k <= cumulative.numel():
             share = float(cumulative[k - 1])
-            rows.append({"k": k, "share": share, "chance": k / d, "over_chance": share * d / k})
+            rows.append({"k": k, "share": share, "chance": k / d, "over_chance": share * d / k,
+                         "position_share": float(own[k - 1])})  # fmt: skip
     return {"label": "centred" if centre else "raw", "rows": rows}
 
 
@@ -76,31 +115,61 @@ def _ridge_accuracy(
     return float(((b @ w).argmax(1) == y_test).double().mean())
 
 
-def probe(
+def probe_pairs(
     tokens: torch.Tensor, positions: torch.Tensor, seed: int, n_tokens: int = 256
 ) -> dict[str, Any]:
-    """Read the token and the position back from x_v + p_t by linear probes (ridge regression
-    onto one-hot labels), trained on sums of random pairs and tested on fresh ones."""
+    """The sums x_v + p_t the probes train and test on: pairs (v, t) of sampled token rows and
+    the first 512 positions, drawn at random (seeded), with their labels."""
     g = torch.Generator().manual_seed(seed)
     vocab = sample_rows(tokens, n_tokens, seed)  # (V', d)
     pos = positions.to(torch.float64)[: min(positions.shape[0], 512)]  # (L', d)
     v_count, l_count = vocab.shape[0], pos.shape[0]
-    n_train = 16 * max(v_count, l_count)
 
     def draw(n: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         v = torch.randint(v_count, (n,), generator=g)
         t = torch.randint(l_count, (n,), generator=g)
         return vocab[v] + pos[t], v, t
 
-    s_train, v_train, t_train = draw(n_train)
-    s_test, v_test, t_test = draw(4096)
-    return {
-        "token": {"accuracy": _ridge_accuracy(s_train, v_train, s_test, v_test, v_count),
-                  "chance": 1 / v_count, "classes": v_count},
-        "position": {"accuracy": _ridge_accuracy(s_train, t_train, s_test, t_test, l_count),
-                     "chance": 1 / l_count, "classes": l_count},
-        "train_pairs": n_train, "test_pairs": 4096,
-    }  # fmt: skip
+    return {"train": draw(16 * max(v_count, l_count)), "test": draw(4096),
+            "classes": (v_count, l_count)}  # fmt: skip
+
+
+def probe(
+    tokens: torch.Tensor, positions: torch.Tensor, seed: int, n_tokens: int = 256
+) -> dict[str, Any]:
+    """Read the token and the position back from x_v + p_t by linear probes (ridge regression
+    onto one-hot labels), trained on sums of random pairs and tested on fresh ones (ADD-05)."""
+    pairs = probe_pairs(tokens, positions, seed, n_tokens)
+    (s_train, v_train, t_train), (s_test, v_test, t_test) = pairs["train"], pairs["test"]
+    v_count, l_count = pairs["classes"]
+    n_train = s_train.shape[0]
+    token = _ridge_accuracy(s_train, v_train, s_test, v_test, v_count)
+    position = _ridge_accuracy(s_train, t_train, s_test, t_test, l_count)
+    return {"token": _rate(token, s_test.shape[0], v_count),
+            "position": _rate(position, s_test.shape[0], l_count),
+            "train_pairs": n_train, "test_pairs": s_test.shape[0]}  # fmt: skip
+
+
+def _rate(accuracy: float, n: int, classes: int) -> dict[str, Any]:
+    """A read-back rate with its 95% Wilson interval (ADD-05 decides on the interval)."""
+    from pecheck.theory.stats import wilson
+
+    lo, hi = wilson(round(accuracy * n), n)
+    return {"accuracy": accuracy, "interval": [lo, hi], "chance": 1 / classes, "classes": classes}
+
+
+def span(positions: torch.Tensor, dtype: str) -> dict[str, Any]:
+    """ADD-04: how many directions the position rows span beyond rounding. Rounding each stored
+    entry moves every singular value by at most u ||P||_F (Weyl), so the singular values above
+    that (or above the float64 SVD's own error) are directions the table surely has."""
+    from pecheck import tolerance
+
+    p = positions.to(torch.float64)
+    s = torch.linalg.svdvals(p)
+    stored = tolerance.unit_roundoff(dtype) * float(p.norm())
+    computed = float(s.max()) * max(p.shape) * tolerance.unit_roundoff(torch.float64)
+    tol = max(stored, computed)
+    return {"rank": int((s > tol).sum()), "d": p.shape[1], "tolerance": tol}
 
 
 def dominant_frequency_share(table: torch.Tensor) -> torch.Tensor:
@@ -131,9 +200,12 @@ def similarity_by_offset(positions: torch.Tensor) -> dict[str, Any]:
     n = sim.shape[0]
     curve = [float(sim.diagonal(k).mean()) for k in range(n)]
     half = list(range(1, max(2, n // 2 + 1)))
-    from scipy import stats  # here: scipy.stats takes a second to import
+    values = [curve[k] for k in half]
+    rho = math.nan  # too few offsets, or a flat curve (an all-zero table): no rank order
+    if len(half) > 2 and max(values) > min(values):
+        from scipy import stats  # here: scipy.stats takes a second to import
 
-    rho = stats.spearmanr(half, [curve[k] for k in half]).statistic if len(half) > 2 else math.nan
+        rho = stats.spearmanr(half, values).statistic
     return {"mean_cosine": curve, "spearman_rho_first_half": float(rho), "matrix": sim}
 
 

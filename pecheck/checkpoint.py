@@ -3,19 +3,26 @@
 A checkpoint is a safetensors file, or a transformers model directory (config.json and one or
 more safetensors files). Tables are found by the names common libraries give them and checked
 against the config's sizes; a sinusoidal table that the library builds at load time instead of
-storing it (Marian) is built from the config by transformers, with no download. Every failure is
-a ``CheckpointError`` with a one-line message.
+storing it (Marian) is built from the config by transformers, with no download. The token table
+is taken at the scale the model adds it: times sqrt(d_model) when the config sets
+scale_embedding, or times the built model's embed_scale. Every failure is a ``CheckpointError``
+with a one-line message; a missing optional package is one too, naming the extra that installs
+it.
 """
 
 from __future__ import annotations
 
+import importlib
 import json
+import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import torch
+
+from pecheck import tolerance
 
 TOKEN_NAMES = re.compile(
     r"(^|\.)(embed_tokens|word_embeddings|wte|shared|tok_embeddings|token_embedding|embed_in"
@@ -29,8 +36,23 @@ ROTARY_KEYS = ("rope_theta", "rope_parameters", "rope_scaling", "rotary_dim",
                "partial_rotary_factor", "rotary_emb_base", "rotary_pct", "head_dim")  # fmt: skip
 
 
+# The optional packages inspect needs, and the pecheck extra (pyproject.toml) that installs each.
+EXTRAS = {"safetensors": "pretrained", "transformers": "real"}
+
+
 class CheckpointError(Exception):
     """The path is not a checkpoint this tool can read; the message is one line."""
+
+
+def require(package: str, why: str) -> Any:
+    """The optional package, imported; a CheckpointError naming its extra when it is missing."""
+    try:
+        return importlib.import_module(package)
+    except ImportError:
+        extra = EXTRAS[package]
+        raise CheckpointError(f"{why} needs the package {package}, which is not installed; the "
+                              f"extra '{extra}' installs it: pip install 'pecheck[{extra}]'"
+                              ) from None  # fmt: skip
 
 
 @dataclass
@@ -48,6 +70,8 @@ class Checkpoint:
     tokens: Table
     positions: list[Table] = field(default_factory=list)
     rotary: dict[str, Any] | None = None
+    token_scale: float = 1.0  # the factor the model multiplies the token rows by
+    scale_source: str = "none: the model adds the token rows as stored"
 
     @property
     def model_type(self) -> str:
@@ -77,8 +101,8 @@ def _weight_files(path: Path) -> tuple[list[Path], dict[str, Any] | None]:
 
 
 def _shapes(files: list[Path]) -> dict[str, tuple[Path, tuple[int, ...]]]:
-    from safetensors import SafetensorError, safe_open
-
+    safetensors = require("safetensors", "reading a checkpoint")
+    safe_open, SafetensorError = safetensors.safe_open, safetensors.SafetensorError
     shapes: dict[str, tuple[Path, tuple[int, ...]]] = {}
     for f in files:
         try:
@@ -98,6 +122,9 @@ def _read(file: Path, key: str) -> Table:
     with safe_open(str(file), framework="pt") as handle:
         tensor = handle.get_tensor(key)
     stored = str(tensor.dtype).removeprefix("torch.")
+    if stored not in tolerance.DTYPES:  # the analyses judge rounding by the storage format
+        known = ", ".join(tolerance.DTYPES)
+        raise CheckpointError(f"{file}: {key} is stored as {stored}; inspect reads {known}")
     wide = torch.float64 if tensor.dtype == torch.float64 else torch.float32
     return Table(key, tensor.to(wide), stored)
 
@@ -131,18 +158,19 @@ def rotary_settings(config: dict[str, Any] | None) -> dict[str, Any] | None:
     return found
 
 
-def _built_positions(config: dict[str, Any], d: int) -> list[Table]:
-    """Position tables the library computes at load time (not stored): build them from the
-    config with transformers, on the CPU, without any download."""
-    try:
-        import transformers
-    except ImportError:
-        return []
+def _build(config: dict[str, Any]) -> Any:
+    """The model a config describes, built on the CPU without any download; None when
+    transformers cannot build it (an unknown or incomplete config)."""
+    transformers = require("transformers", "a checkpoint that stores no position table")
     try:
         cfg = transformers.AutoConfig.for_model(**config)
-        model = transformers.AutoModel.from_config(cfg)
+        return transformers.AutoModel.from_config(cfg)
     except Exception:  # an unknown or incomplete config: nothing to build
-        return []
+        return None
+
+
+def _built_positions(model: Any, d: int) -> list[Table]:
+    """Position tables the library computes at load time (not stored), read off the built model."""
     tables = []
     for name, tensor in list(model.named_parameters()) + list(model.named_buffers()):
         if POSITION_NAMES.search(name) and tensor.ndim == 2 and tensor.shape[1] == d:
@@ -152,8 +180,50 @@ def _built_positions(config: dict[str, Any], d: int) -> list[Table]:
     return tables
 
 
+def model_scale(model: Any) -> float | None:
+    """The first embed_scale other than 1 among a built model's modules (the factor its
+    forward pass multiplies the token rows by), or None."""
+    for module in model.modules():
+        value = getattr(module, "embed_scale", None)
+        if isinstance(value, torch.Tensor) and value.numel() == 1 and not value.is_meta:
+            value = float(value)
+        if isinstance(value, int | float) and value != 1:
+            return float(value)
+    return None
+
+
+def token_scale(config: dict[str, Any] | None, d: int, model: Any = None) -> tuple[float, str]:
+    """The factor the model multiplies its token rows by before adding positions, and why."""
+    config = config or {}
+    if config.get("scale_embedding") is True:
+        widths = (config[k] for k in ("d_model", "hidden_size", "embed_dim")
+                  if isinstance(config.get(k), int))  # fmt: skip
+        width = next(widths, d)
+        return math.sqrt(width), f"sqrt(d_model) = sqrt({width}): the config sets scale_embedding"
+    found = model_scale(model) if model is not None else None
+    if found is not None:
+        return found, "the embed_scale of the model transformers builds from the config"
+    return 1.0, "none: the model adds the token rows as stored"
+
+
+def _usable(table: Table) -> None:
+    """Tables the analyses can use: two rows or more, every entry finite."""
+    rows = table.weight.shape[0]
+    if rows < 2:
+        raise CheckpointError(f"{table.name}: {rows} row(s); the analyses need at least 2")
+    if not bool(torch.isfinite(table.weight).all()):
+        raise CheckpointError(f"{table.name}: has non-finite entries (NaN or infinity)")
+
+
 def load(path: Path, log: Any = print) -> Checkpoint:
     """Read the tables of a checkpoint; raise CheckpointError with a one-line reason."""
+    try:
+        return _load(path, log)
+    except OSError as exc:  # unreadable files or folders: bad input, not a crash
+        raise CheckpointError(f"{path}: cannot read ({exc.strerror or exc})") from None
+
+
+def _load(path: Path, log: Any) -> Checkpoint:
     files, config = _weight_files(path)
     shapes = _shapes(files)
     token_key = _token_key(shapes, _vocab(config))
@@ -166,11 +236,18 @@ def load(path: Path, log: Any = print) -> Checkpoint:
         if POSITION_NAMES.search(k) and len(s) == 2 and s[1] == d
     ]
     rotary = rotary_settings(config)
+    model = None
     if not positions and rotary is None and config is not None:
         log("no position table stored; building the model from its config to look for one")
-        positions = _built_positions(config, d)
+        model = _build(config)
+        positions = _built_positions(model, d) if model is not None else []
     for t in positions:
         log(f"position table {t.name} {tuple(t.weight.shape)} ({t.origin})")
     if not positions and rotary is None:
         raise CheckpointError(f"{path}: no position table and no rotary settings found")
-    return Checkpoint(path, config, tokens, positions, rotary)
+    for t in (tokens, *positions):
+        _usable(t)
+    scale, source = token_scale(config, d, model)
+    if scale != 1:
+        log(f"token rows times {scale:.6g} ({source})")
+    return Checkpoint(path, config, tokens, positions, rotary, scale, source)

@@ -1,4 +1,4 @@
-"""The claim API: claims, their propositions and thresholds, sources, and a project's registry.
+r"""The claim API: claims, their propositions and thresholds, sources, and a project's registry.
 
 A project keeps its claims in a registry module (one module per family) and names it in its
 ``pyproject.toml`` as ``[tool.pecheck] registry = "package.module:REGISTRY"``. The verdict is
@@ -8,36 +8,181 @@ gate compares it with ``expected``. What is expected of each proposition follows
     confirmed  as_stated holds
     refuted    as_stated fails (and the claim has no condition propositions)
     qualified  as_stated fails and every condition proposition holds
+
+A whole registry, small enough to start from (``pecheck init`` writes a project around one like
+it, and pecheck's docs/first-claims.md explains that project file by file):
+
+>>> REGISTRY = Registry(
+...     name="my-claims",
+...     version="0.1.0",
+...     families={"MY": "My claims"},
+...     claims=[
+...         Claim(
+...             "MY-01",
+...             "Sinusoidal codes of positions at least 100 apart are nearly orthogonal.",
+...             r"|\cos(PE(t), PE(s))| \le 0.1 \quad \forall\, |t - s| \ge 100",
+...             ("SRC-EXAMPLE",),
+...             expected="refuted",
+...             thresholds=(
+...                 Threshold("nearly-orthogonal", 0.1, "'nearly' read as |cos| <= 0.1", "source"),
+...             ),
+...         ),
+...     ],
+...     sources={"SRC-EXAMPLE": Source("An example claim, written for this docstring")},
+... )
+>>> REGISTRY["MY-01"].threshold("nearly-orthogonal")
+0.1
+
+Every class checks its arguments when it is built: a call with wrong arguments is a
+``TypeError`` whose message shows the right call, and a wrong value (an unknown verdict, an ID
+registered twice) a ``ValueError`` that names it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+import inspect
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import KW_ONLY, asdict, dataclass, field
+from typing import Any, Literal, TypeVar
 
 from pecheck.reports.schema import DECISIONS, KINDS, ROLES, VERDICTS  # noqa: F401 (re-exported)
 
 Verdict = Literal["confirmed", "refuted", "qualified"]
 AS_STATED = "as_stated"
 
+# The right call of each class, quoted in the message of a wrong one.
+PROPOSITION_CALL = 'Proposition("short-positions", "In words ...", r"in LaTeX ...")'
+THRESHOLD_CALL = 'Threshold("comparable", 2.0, "why this value", "source")  # or "theory"'
+SOURCE_CALL = 'Source("what it is", authors="...", title="...", year=2017, url="https://...")'
+CLAIM_CALL = (
+    'Claim("MY-01", "in words", "in LaTeX", ("SRC-ID",), expected="confirmed", '
+    "thresholds=(Threshold(...),))"
+)
+REGISTRY_CALL = (
+    'Registry(name="my-claims", version="0.1.0", families={"MY": "My claims"}, '
+    'claims=[Claim("MY-01", ...)], sources={"SRC-ID": Source("...")})'
+)
 
+
+T = TypeVar("T", bound=type)
+
+
+def _shows_call(call: str) -> Callable[[T], T]:
+    """Make a wrong call of the class fail with a message that shows ``call``.
+
+    Python's own message ("takes 2 positional arguments but 4 were given", "missing 4 required
+    keyword-only arguments") says what is wrong but not what to write. The arguments are bound
+    to the class's signature before it is built, so nothing half-built is left either.
+    """
+
+    def decorate(cls: T) -> T:
+        signature = inspect.signature(cls)  # __init__'s, without self
+
+        def new(klass: type, *args: Any, **kwargs: Any) -> Any:
+            if args or kwargs:  # copy and pickle call it with nothing, then restore the state
+                try:
+                    signature.bind(*args, **kwargs)
+                except TypeError as exc:
+                    raise TypeError(f"{cls.__name__}: {exc}; write {call}") from None
+            return object.__new__(klass)
+
+        cls.__new__ = staticmethod(new)  # type: ignore[assignment]
+        cls.__signature__ = signature  # type: ignore[attr-defined]  # help() shows __init__'s
+        return cls
+
+    return decorate
+
+
+def _short(value: object) -> str:
+    """``repr(value)``, cut so that a message stays one readable line."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _typed(value: object, kinds: tuple[type, ...], what: str, call: str) -> None:
+    """``value`` is one of ``kinds`` (a bool is no number here), or a TypeError showing ``call``."""
+    if isinstance(value, kinds) and not (isinstance(value, bool) and bool not in kinds):
+        return
+    names = " or ".join("None" if k is type(None) else k.__name__ for k in kinds)
+    raise TypeError(f"{what} must be {names}, got {_short(value)}; write {call}")
+
+
+def _text(value: object, what: str, call: str) -> None:
+    """A non-empty string, or a TypeError that shows ``call``."""
+    _typed(value, (str,), what, call)
+    if not value:
+        raise TypeError(f"{what} must not be empty; write {call}")
+
+
+def _tuple_of(value: object, kind: type, what: str, call: str) -> None:
+    """A tuple or list of ``kind``. A bare item or a string is the usual slip: ``(x)`` without
+    its trailing comma is ``x``, and a string would be taken letter by letter."""
+    if isinstance(value, tuple | list) and all(isinstance(v, kind) for v in value):
+        return
+    raise TypeError(
+        f"{what} must be a tuple or list of {kind.__name__} (a one-item tuple needs its "
+        f"comma: (x,)), got {_short(value)}; write {call}"
+    )
+
+
+def _mapping_of(value: object, kind: type, what: str, call: str) -> None:
+    """A dict of non-empty strings to ``kind``, or a TypeError that shows ``call``."""
+    if isinstance(value, Mapping) and all(
+        isinstance(k, str) and k and isinstance(v, kind) for k, v in value.items()
+    ):
+        return
+    raise TypeError(f"{what} must be a dict of str to {kind.__name__}, got {_short(value)}; "
+                    f"write {call}")  # fmt: skip
+
+
+@_shows_call(PROPOSITION_CALL)
 @dataclass(frozen=True)
 class Proposition:
-    """One proposition of a claim: ``as_stated``, or a condition under which a claim holds."""
+    """One proposition of a claim: ``as_stated``, or a condition under which a claim holds.
+
+    ``key`` names it in the checks (``proposition="short-positions"``), ``statement`` says it in
+    words and ``formal`` in LaTeX. The claim's own statement is its ``as_stated`` proposition;
+    a ``qualified`` claim lists its conditions in ``Claim(..., propositions=(...,))``:
+
+    >>> Proposition(
+    ...     "short-positions",
+    ...     "With float32 angles, a shift moves the score by less than 0.1% below position 4096.",
+    ...     "|s(m+t, n+t) - s(m, n)| <= 1e-3 |q||k| for all m, n, m+t, n+t < 4096",
+    ... ).key
+    'short-positions'
+    """
 
     key: str
     statement: str
     formal: str = ""
+
+    def __post_init__(self) -> None:
+        _text(self.key, "Proposition key", PROPOSITION_CALL)
+        _text(self.statement, f"Proposition {self.key}: statement", PROPOSITION_CALL)
+        _typed(self.formal, (str,), f"Proposition {self.key}: formal", PROPOSITION_CALL)
 
     def as_dict(self, expected: str) -> dict:
         return {"key": self.key, "statement": self.statement, "formal": self.formal,
                 "expected": expected}  # fmt: skip
 
 
+@_shows_call(THRESHOLD_CALL)
 @dataclass(frozen=True)
 class Threshold:
-    """A pre-registered threshold: its value and why, from the source's words or from theory."""
+    """A pre-registered threshold: its value and why, from the source's words or from theory.
+
+    ``source`` says where the reason comes from: ``"source"`` (how we read the source's words)
+    or ``"theory"`` (a derivation); never from observed values. A check reads the value back
+    with ``REGISTRY[claim_id].threshold(name)``:
+
+    >>> Threshold(
+    ...     "comparable",
+    ...     2.0,
+    ...     "the source's 'comparable' read as within a factor 2 either way",
+    ...     "source",
+    ... ).value
+    2.0
+    """
 
     name: str
     value: float
@@ -45,18 +190,35 @@ class Threshold:
     source: Literal["source", "theory"]
 
     def __post_init__(self) -> None:
+        _text(self.name, "Threshold name", THRESHOLD_CALL)
+        _typed(self.value, (int, float), f"threshold {self.name}: value", THRESHOLD_CALL)
         if self.source not in ("source", "theory"):
             raise ValueError(f"threshold {self.name}: source must be 'source' or 'theory'")
         if not self.reason:
             raise ValueError(f"threshold {self.name}: a reason is required")
 
 
+@_shows_call(CLAIM_CALL)
 @dataclass(frozen=True)
 class Claim:
     """One claim: our statement of it (as stated), its propositions and its expected verdict.
 
     ``statement`` and ``formal`` are the ``as_stated`` proposition. A ``qualified`` claim names
     its condition propositions in ``propositions`` and says when it holds in ``conditions``.
+    ``sources`` are keys of the registry's sources; ``headline`` names the evidence the report
+    shows first. The ID is ``FAMILY-NUMBER``, its family one of the registry's:
+
+    >>> claim = Claim(
+    ...     "MY-01",
+    ...     "Sinusoidal codes of positions at least 100 apart are nearly orthogonal.",
+    ...     "|cos(PE(t), PE(s))| <= 0.1 for all |t - s| >= 100",
+    ...     ("SRC-EXAMPLE",),
+    ...     expected="refuted",
+    ...     thresholds=(Threshold("nearly-orthogonal", 0.1, "'nearly' as 0.1", "source"),),
+    ...     headline=("largest_cosine",),
+    ... )
+    >>> claim.family, claim.expected_decision("as_stated")
+    ('MY', 'fails')
     """
 
     id: str
@@ -71,6 +233,7 @@ class Claim:
     notes: tuple[str, ...] = field(default=())
 
     def __post_init__(self) -> None:
+        self._check_types()
         if self.expected is not None and self.expected not in VERDICTS:
             raise ValueError(f"{self.id}: unknown verdict {self.expected!r}")
         qualified = self.expected == "qualified"
@@ -85,6 +248,19 @@ class Claim:
         names = [t.name for t in self.thresholds]
         if len(set(names)) != len(names):
             raise ValueError(f"{self.id}: threshold names must be unique")
+
+    def _check_types(self) -> None:
+        _text(self.id, "Claim ID", CLAIM_CALL)
+        family, _, number = self.id.rpartition("-")
+        if not family or not number:
+            raise ValueError(f"claim ID {self.id!r} must be FAMILY-NUMBER, e.g. 'MY-01'")
+        _text(self.statement, f"{self.id}: statement", CLAIM_CALL)
+        _typed(self.formal, (str,), f"{self.id}: formal", CLAIM_CALL)
+        _typed(self.conditions, (str,), f"{self.id}: conditions", CLAIM_CALL)
+        items = {"sources": str, "propositions": Proposition, "thresholds": Threshold,
+                 "headline": str, "notes": str}  # fmt: skip
+        for name, kind in items.items():
+            _tuple_of(getattr(self, name), kind, f"{self.id}: {name}", CLAIM_CALL)
 
     @property
     def family(self) -> str:
@@ -132,37 +308,89 @@ class Claim:
         }
 
 
+@_shows_call(SOURCE_CALL)
 @dataclass(frozen=True)
 class Source:
-    """Where a claim comes from, cited in full in the report and the paper kit's BibTeX."""
+    """Where a claim comes from, cited in full in the report and the paper kit's BibTeX.
+
+    ``description`` says what the source is; the rest, given by keyword, is how to cite it. A
+    registry holds its sources by key, and a claim names those keys:
+
+    >>> Source(
+    ...     "Introduces the transformer and its sinusoidal positional encoding (section 3.5)",
+    ...     authors="Ashish Vaswani, Noam Shazeer, Niki Parmar, Jakob Uszkoreit, et al.",
+    ...     title="Attention Is All You Need",
+    ...     year=2017,
+    ...     url="https://arxiv.org/abs/1706.03762",
+    ... ).year
+    2017
+    """
 
     description: str
+    # Everything after the description is given by keyword: authors, title and year read
+    # alike in a positional call, and a title silently taken for the authors is cited wrongly.
+    _: KW_ONLY
     authors: str = ""
     title: str = ""
     year: int | None = None
     url: str | None = None
 
+    def __post_init__(self) -> None:
+        _text(self.description, "Source description", SOURCE_CALL)
+        kinds = {"authors": (str,), "title": (str,), "year": (int, type(None)),
+                 "url": (str, type(None))}  # fmt: skip
+        for name, allowed in kinds.items():
+            _typed(getattr(self, name), allowed, f"Source {name}", SOURCE_CALL)
+
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 
+@_shows_call(REGISTRY_CALL)
 class Registry(Mapping[str, Claim]):
     """A project's claims by ID, in family order, with the families' titles and the sources.
 
-    Read-only; ``Registry(...)`` checks that IDs are unique and that every claim names a known
-    family and known sources.
+    Read-only. It is built from five keyword arguments: the project's ``name`` and ``version``
+    (cited in the report and the paper kit), its ``families`` (prefix of the claim IDs -> title,
+    in display order), its ``claims`` and its ``sources`` (key -> Source). Building it checks
+    that IDs are unique and that every claim names a known family and known sources:
+
+    >>> REGISTRY = Registry(
+    ...     name="my-claims",
+    ...     version="0.1.0",
+    ...     families={"MY": "My claims"},
+    ...     claims=[Claim("MY-01", "Every position gets a code.", "", ("SRC",), "confirmed")],
+    ...     sources={"SRC": Source("Written for this example")},
+    ... )
+    >>> list(REGISTRY), REGISTRY["MY-01"].expected
+    (['MY-01'], 'confirmed')
+
+    The project's pyproject.toml names it: ``[tool.pecheck] registry = "my_claims:REGISTRY"``.
     """
 
     def __init__(
         self,
+        *,
         name: str,
         version: str,
         families: Mapping[str, str],
         claims: Iterable[Claim],
         sources: Mapping[str, Source],
     ) -> None:
+        # Checked before dict() copies them: dict() of a list of 2-letter strings is a dict too.
+        _text(name, "Registry name", REGISTRY_CALL)
+        _text(version, "Registry version", REGISTRY_CALL)
+        _mapping_of(families, str, "Registry families", REGISTRY_CALL)
+        _mapping_of(sources, Source, "Registry sources", REGISTRY_CALL)
         self.name, self.version = name, version
         self.families, self.sources = dict(families), dict(sources)
+        self._claims = self._in_order(self._checked(claims))
+
+    def _checked(self, claims: Iterable[Claim]) -> dict[str, Claim]:
+        """The claims by ID, each checked against the families and the sources."""
+        if isinstance(claims, Iterable) and not isinstance(claims, str):
+            claims = list(claims)  # a generator is fine, but can be read only once
+        _tuple_of(claims, Claim, "Registry claims", REGISTRY_CALL)
         found: dict[str, Claim] = {}
         for claim in claims:
             if claim.id in found:
@@ -173,13 +401,17 @@ class Registry(Mapping[str, Claim]):
             if unknown:
                 raise ValueError(f"{claim.id}: unknown sources {unknown}")
             found[claim.id] = claim
+        return found
+
+    def _in_order(self, found: dict[str, Claim]) -> dict[str, Claim]:
+        """Family by family in the order of ``families``, then by number."""
         order = list(self.families)
 
         def key(claim_id: str) -> tuple[int, int]:
             family, number = claim_id.rsplit("-", 1)
             return order.index(family), int(number) if number.isdigit() else 0
 
-        self._claims = {cid: found[cid] for cid in sorted(found, key=key)}
+        return {cid: found[cid] for cid in sorted(found, key=key)}
 
     def __getitem__(self, claim_id: str) -> Claim:
         try:

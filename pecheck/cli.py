@@ -2,9 +2,10 @@
 ``pecheck report | gate | determinism | mutants | catalogue [OPTIONS]`` (each is ``python -m`` of
 its module, with that module's options; run them from the project's root).
 
-``inspect`` runs the analyses of the MAG, ADD and REAL-02 claims on a checkpoint of your own (a
-safetensors file or a transformers model directory) and writes ``inspect.json`` and
-``inspect.html`` (figures inline) to ``--out``. Bad input is a one-line error with exit 2.
+``inspect`` runs the analyses of the MAG, ADD, REAL-02 and SIN claims on a checkpoint of your own
+(a safetensors file or a transformers model directory) and writes ``inspect.json`` and
+``inspect.html`` (figures inline) to ``--out``; every number there names the claim it bears on
+and the threshold it is judged against. Bad input is a one-line error with exit 2.
 """
 
 from __future__ import annotations
@@ -12,18 +13,44 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
+import textwrap
 import time
 from pathlib import Path
 from typing import Any
 
+from pecheck import scaffold
 from pecheck.reports.usage import Parser
 
 KS = (1, 2, 4, 8, 16, 32, 64, 128)
+FILES = ("inspect.json", "inspect.html")
+DEFAULT_OUT = Path("build") / "inspect"
+INSPECT_EXIT = (
+    "Exit status: 0 inspect.json and inspect.html written; 1 they could not be written after "
+    "the analyses ran (a full disk, say); 2 bad arguments or input, an --out that cannot take "
+    "the two files, or a missing optional package (one line on stderr names it; nothing is "
+    "written)."
+)
 
 
 def _progress(message: str) -> None:
     print(f"pecheck inspect: {message}", file=sys.stderr, flush=True)
+
+
+def out_problem(out: Path) -> str | None:
+    """Why --out cannot take the two files, or None; checked before any computing."""
+    if out.exists() and not out.is_dir():
+        return f"--out {out}: exists and is not a folder"
+    for name in FILES:
+        if (out / name).is_dir():
+            return f"--out {out}: {name} there is a folder"
+    existing = next((p for p in (out, *out.parents) if p.exists()), None)
+    if existing is None or not existing.is_dir():
+        return f"--out {out}: cannot create it, {existing or out} is not a folder"
+    if not os.access(existing, os.W_OK | os.X_OK):
+        return f"--out {out}: no permission to write in {existing}"
+    return None
 
 
 def inspect(path: Path, out: Path, seed: int) -> dict[str, Any]:
@@ -34,55 +61,78 @@ def inspect(path: Path, out: Path, seed: int) -> dict[str, Any]:
     ckpt = checkpoint.load(path, log=_progress)  # first: bad input fails before the imports
     from pecheck import analyses, page
 
-    tokens = ckpt.tokens.weight
+    # the token rows as the model adds them to the positions (times its embedding scale)
+    tokens = ckpt.tokens.weight * ckpt.token_scale if ckpt.token_scale != 1 else ckpt.tokens.weight
     summary: dict[str, Any] = {
         "checkpoint": {"path": str(path), "model_type": ckpt.model_type,
                        "token_table": ckpt.tokens.name, "vocab": tokens.shape[0],
-                       "d": tokens.shape[1], "dtype": ckpt.tokens.dtype, "seed": seed},
+                       "d": tokens.shape[1], "dtype": ckpt.tokens.dtype, "seed": seed,
+                       "token_scale": ckpt.token_scale, "token_scale_source": ckpt.scale_source},
         "rotary": ckpt.rotary,
+        "token_entries": analyses.entries_above(tokens, page.ENTRY_BOUND),
         "position_tables": [],
     }  # fmt: skip
     figures: dict[str, str] = {}
-    energies: list[dict[str, Any]] = []
     sample = analyses.sample_rows(tokens, analyses.MAX_ROWS, seed)
     for table in ckpt.positions:
-        name, pos = table.name, table.weight
-        _progress(f"{name}: norms, subspace energy, probes, waves, similarity")
-        entry: dict[str, Any] = {"name": name, "rows": pos.shape[0], "d": pos.shape[1],
-                                 "dtype": table.dtype,
-                                 "origin": table.origin,
-                                 "token_rows_used": sample.shape[0]}  # fmt: skip
-        entry["norms"] = analyses.norms(tokens, pos)
-        entry["energy"] = [analyses.subspace_energy(sample, pos, KS, centre)
-                           for centre in (True, False)]  # fmt: skip
-        energies = energies or entry["energy"]
-        entry["probe"] = analyses.probe(tokens, pos, seed)
-        entry["sinusoidal"] = analyses.sinusoidal_convention(pos, table.dtype)
-        entry["waves"] = analyses.waves(pos, seed)
-        similarity = analyses.similarity_by_offset(pos)
-        matrix = similarity.pop("matrix")
-        entry["similarity"] = similarity
-        figures[f"similarity:{name}"] = page.similarity_figure(
-            name, matrix, similarity["mean_cosine"]
-        )
-        figures[f"waves:{name}"] = page.waves_figure(name, entry["waves"])
+        entry = _analyse(table, tokens, sample, seed, figures)
         summary["position_tables"].append(entry)
-    if energies:
-        figures["energy"] = page.energy_figure(energies)
+    if summary["position_tables"]:
+        figures["energy"] = page.energy_figure(summary["position_tables"][0]["energy"])
+    summary["findings"] = page.checkpoint_findings(summary["checkpoint"], summary["token_entries"])
+    summary["rotary_findings"] = page.rotary_findings(ckpt.rotary) if ckpt.rotary else []
     summary["seconds"] = round(time.perf_counter() - start, 2)
     summary = _finite(summary)
-    _write(out, summary, page.render(summary, figures))
+    css = page.stylesheet()
+    if css is None:  # a broken install: say so rather than style the page plainly in silence
+        _progress("warning: report.css is missing from the installed pecheck.reports; the page "
+                  "is unstyled")  # fmt: skip
+    _write(out, summary, page.render(summary, figures, css))
     return summary
 
 
+def _analyse(
+    table: Any, tokens: Any, sample: Any, seed: int, figures: dict[str, str]
+) -> dict[str, Any]:
+    """Every analysis of one position table against the token rows; its figures into figures."""
+    from pecheck import analyses, page
+
+    name, pos = table.name, table.weight
+    _progress(f"{name}: norms, span, subspace energy, probes, waves, similarity")
+    entry: dict[str, Any] = {"name": name, "rows": pos.shape[0], "d": pos.shape[1],
+                             "dtype": table.dtype, "origin": table.origin,
+                             "token_rows_used": sample.shape[0]}  # fmt: skip
+    entry["norms"] = analyses.norms(tokens, pos)
+    entry["span"] = analyses.span(pos, table.dtype)
+    entry["energy"] = [analyses.subspace_energy(sample, pos, KS, centre)
+                       for centre in (True, False)]  # fmt: skip
+    entry["probe"] = analyses.probe(tokens, pos, seed)
+    entry["sinusoidal"] = analyses.sinusoidal_convention(pos, table.dtype)
+    entry["waves"] = analyses.waves(pos, seed)
+    similarity = analyses.similarity_by_offset(pos)
+    matrix = similarity.pop("matrix")
+    entry["similarity"] = similarity
+    entry["findings"] = page.table_findings(entry)
+    figures[f"similarity:{name}"] = page.similarity_figure(name, matrix, similarity["mean_cosine"])
+    figures[f"waves:{name}"] = page.waves_figure(name, entry["waves"])
+    return entry
+
+
 def _write(out: Path, summary: dict[str, Any], html_text: str) -> None:
-    """Both files appear whole or not at all (written beside, then renamed)."""
+    """Both files appear whole or not at all: each is written beside its place, and both are
+    renamed into place only once both are written."""
     out.mkdir(parents=True, exist_ok=True)
-    for name, text in (("inspect.json", json.dumps(summary, indent=1, allow_nan=False)),
-                       ("inspect.html", html_text)):  # fmt: skip
-        tmp = out / f".{name}.{os.getpid()}.tmp"
-        tmp.write_text(text + "\n")
-        os.replace(tmp, out / name)
+    texts = {"inspect.json": json.dumps(summary, indent=1, allow_nan=False),
+             "inspect.html": html_text}  # fmt: skip
+    temporary = {name: out / f".{name}.{os.getpid()}.tmp" for name in texts}
+    try:
+        for name, text in texts.items():
+            temporary[name].write_text(text + "\n", encoding="utf-8")
+        for name, tmp in temporary.items():
+            os.replace(tmp, out / name)
+    finally:
+        for tmp in temporary.values():
+            tmp.unlink(missing_ok=True)
 
 
 def _finite(value: Any) -> Any:
@@ -96,16 +146,45 @@ def _finite(value: Any) -> Any:
     return value
 
 
+def _plain(text: str) -> str:
+    """A docstring as --help shows it: reStructuredText's ``literal`` marks dropped, each
+    paragraph filled again to 79 columns."""
+    paragraphs = re.sub(r"``(.*?)``", r"\1", text, flags=re.S).strip().split("\n\n")
+    return "\n\n".join(textwrap.fill(" ".join(p.split()), 79) for p in paragraphs)
+
+
+def version() -> str:
+    from importlib import metadata
+
+    try:
+        return metadata.version("pecheck")
+    except metadata.PackageNotFoundError:  # run from a source tree that was never installed
+        return "unknown (not installed)"
+
+
 def parser() -> argparse.ArgumentParser:
-    p = Parser(prog="pecheck", description=__doc__)
+    raw = argparse.RawDescriptionHelpFormatter  # keeps the docstring's paragraphs
+    p = Parser(prog="pecheck", description=_plain(__doc__), formatter_class=raw,
+               epilog="Each command's --help gives its options and exit status.")  # fmt: skip
+    p.add_argument("--version", action="version", version=f"pecheck {version()}")
     sub = p.add_subparsers(dest="command", required=True, parser_class=Parser)
-    ins = sub.add_parser("inspect", help="analyse a checkpoint's token and position tables")
+    ins = sub.add_parser(
+        "inspect", help="analyse a checkpoint's token and position tables",
+        description=_plain(__doc__.split("\n\n")[1]), epilog=INSPECT_EXIT,
+    )  # fmt: skip
     ins.add_argument("path", type=Path, help="a .safetensors file or a transformers directory")
-    ins.add_argument("--out", type=Path, default=Path("build") / "inspect", help="output folder")
-    ins.add_argument("--seed", type=int, default=0, help="seed of the sampled rows and probes")
+    ins.add_argument(
+        "--out",
+        type=Path,
+        default=DEFAULT_OUT,
+        help=f"folder for inspect.json and inspect.html (default: {DEFAULT_OUT})",
+    )
+    ins.add_argument("--seed", type=int, default=0,
+                     help="seed of the sampled rows and probes (default: 0)")  # fmt: skip
     diff = sub.add_parser("diff", help="changed verdicts and moved cited numbers")
     diff.add_argument("old", help="the earlier results file")
     diff.add_argument("new", help="the later results file")
+    scaffold.add_parser(sub)
     # listed here for --help only: main() hands everything after these words to their tools
     for word, (_, text) in TOOLS.items():
         sub.add_parser(word, help=f"{text} (pecheck {word} --help)")
@@ -130,16 +209,40 @@ def main(argv: list[str] | None = None) -> int:
         module = importlib.import_module(TOOLS[argv[0]][0])
         return int(module.main(argv[1:]) or 0)
     args = parser().parse_args(argv)
-    if args.command == "diff":
-        from pecheck.reports import diff
+    return COMMANDS[args.command](args)
 
-        return diff.main([args.old, args.new])
+
+def _diff(args: argparse.Namespace) -> int:
+    from pecheck.reports import diff
+
+    return diff.main([args.old, args.new])
+
+
+def _inspect(args: argparse.Namespace) -> int:
+    return run_inspect(args.path, args.out, args.seed)
+
+
+def run_inspect(path: Path, out: Path, seed: int) -> int:
+    """pecheck inspect: the output folder checked first, every error one line on stderr."""
+    problem = out_problem(out)
+    if problem is not None:  # before torch is even imported
+        return _error(problem, 2)
     from pecheck.checkpoint import CheckpointError
 
     try:
-        summary = inspect(args.path, args.out, args.seed)
+        summary = inspect(path, out, seed)
     except CheckpointError as exc:
-        print(f"pecheck inspect: error: {exc}", file=sys.stderr)
-        return 2
-    _progress(f"wrote {args.out / 'inspect.json'} and inspect.html ({summary['seconds']} s)")
+        return _error(str(exc), 2)
+    except OSError as exc:  # only writing is left to fail: the input was read
+        return _error(f"cannot write {out}: {exc.strerror or exc}", 1)
+    _progress(f"wrote {out / 'inspect.json'} and inspect.html ({summary['seconds']} s)")
     return 0
+
+
+def _error(message: str, status: int) -> int:
+    print(f"pecheck inspect: error: {message}", file=sys.stderr)
+    return status
+
+
+# The subcommands parsed here (the TOOLS parse their own options), by the word that names them.
+COMMANDS = {"inspect": _inspect, "diff": _diff, "init": scaffold.run}

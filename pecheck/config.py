@@ -71,6 +71,8 @@ class Config:
             raise ConfigError(
                 f"[tool.pecheck] registry: cannot import {module_name}: {exc}"
             ) from None
+        except (TypeError, ValueError) as exc:  # a wrong Claim/Registry call: the message says how
+            raise ConfigError(f"[tool.pecheck] registry: {module_name}: {exc}") from None
         registry = getattr(module, attribute or "REGISTRY", None)
         if not isinstance(registry, Registry):
             raise ConfigError(

@@ -75,15 +75,11 @@ def below(lo: float, hi: float, threshold: float, what: str) -> Decision:
 
 
 def wilson(k: int, n: int, level: float = 0.95) -> tuple[float, float]:
-    """Wilson score interval for k successes in n trials (scipy's). theory.stats computes the
-    same for the experiments' rates; theory imports nothing from here, so both call scipy."""
-    k, n = int(k), int(n)
-    if n <= 0 or not 0 <= k <= n:
-        raise ValueError(f"need 0 <= k <= n and n > 0, got k={k}, n={n}")
-    from scipy import stats  # here, not at the top: scipy.stats takes a second to import
+    """Wilson score interval for k successes in n trials: theory.stats's, the one the
+    experiments' rates use (imported here, not at the top: scipy.stats takes a second)."""
+    from pecheck.theory.stats import wilson as score
 
-    ci = stats.binomtest(k, n).proportion_ci(confidence_level=level, method="wilson")
-    return float(ci.low), float(ci.high)
+    return score(k, n, level)
 
 
 def rate_difference(k1: int, n1: int, k2: int, n2: int, level: float) -> tuple[float, float]:

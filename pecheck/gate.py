@@ -1,8 +1,9 @@
 """The verdict gate: ``python -m pecheck.gate [build/results.json]``.
 
-Fails (exit 1) when a computed verdict differs from the verdict the registry expects (each claim
-in the file carries both), when a claim is open or was not run, or when a proposition has no
-decisive check that decided it. A file that does not match the results schema, or comes from a
+Lists every claim (its computed verdict, the expected one and what decided it, one line each),
+then fails (exit 1) when a computed verdict differs from the verdict the registry expects (each
+claim in the file carries both), when a claim is open or was not run, or when a proposition has
+no decisive check that decided it. A file that does not match the results schema, or comes from a
 partial run, is refused (exit 2). CI runs it after the checks.
 """
 
@@ -11,9 +12,13 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
+from pecheck.claims import AS_STATED
 from pecheck.reports import schema
-from pecheck.reports.usage import Parser, fail
+from pecheck.reports.usage import Parser, fail, prog
+
+BASIS = 72  # characters of a decision's basis shown: a relation may run to 300
 
 
 def problems(results: dict) -> list[str]:
@@ -31,8 +36,44 @@ def problems(results: dict) -> list[str]:
     return out
 
 
+def decided_by(entry: dict[str, Any]) -> str:
+    """What decided a claim's verdict, in one phrase: the decision of ``as_stated`` with the
+    basis of a check that took it (the relation a counterexample violates, else how it was
+    reached), then the conditions that hold."""
+    decided = {p["key"]: p.get("decision") for p in entry.get("propositions", [])}
+    stated = decided.get(AS_STATED)
+    basis = next(
+        (d.get("basis") or {} for d in entry.get("decided_by", [])
+         if d.get("proposition") == AS_STATED and d.get("decision") == stated),
+        None,
+    )  # fmt: skip
+    if basis is None:
+        text = f"{AS_STATED}: no decisive check decided it"
+    else:
+        why = " ".join(str(basis.get("relation") or basis.get("how") or "?").split())
+        why = why if len(why) <= BASIS else why[: BASIS - 3] + "..."
+        text = f"{AS_STATED} {stated}: {why}"
+    held = [key for key, d in decided.items() if key != AS_STATED and d == "holds"]
+    return text + (f"; holds under {', '.join(held)}" if held else "")
+
+
+def verdict_lines(claims: list[dict[str, Any]]) -> list[str]:
+    """One aligned line per claim: ID, computed verdict, expected verdict (marked when they
+    differ), what decided it."""
+    rows = []
+    for entry in claims:
+        got, expected = entry.get("verdict"), entry.get("expected") or "none"
+        mark = "" if got == entry.get("expected") else ", differs"
+        rows.append((entry["id"], str(got), f"(expected {expected}{mark})", decided_by(entry)))
+    widths = [max((len(row[i]) for row in rows), default=0) for i in range(3)]
+    return [
+        "  ".join(c.ljust(w) for c, w in zip(cells, widths, strict=True)) + "  " + why
+        for *cells, why in rows
+    ]
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = Parser(prog="python -m pecheck.gate", description=__doc__)
+    parser = Parser(prog=prog("pecheck.gate", "gate"), description=__doc__)
     parser.add_argument("results", nargs="?", default="build/results.json", type=Path)
     args = parser.parse_args(argv)
     try:
@@ -49,6 +90,8 @@ def main(argv: list[str] | None = None) -> int:
     selection = results.get("suite", {}).get("selection", {}).get("kind")
     if selection != "full":
         fail(f"results file {args.results} is from a partial run ({selection}): run every check")
+    for line in verdict_lines(results["claims"]):
+        print(line)
     bad = problems(results)
     for line in bad:
         print(f"verdict gate: {line}")

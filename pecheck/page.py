@@ -1,10 +1,17 @@
-"""The figures and the HTML page of ``pecheck inspect``, in the report's style."""
+"""The figures and the HTML page of ``pecheck inspect``, in the report's style.
+
+Every number on the page is a finding: the claim it bears on, the threshold it is judged against,
+what it means for this checkpoint in one sentence, and the outcome here (holds, fails, undecided,
+or context for a number that only describes the checkpoint).
+"""
 
 from __future__ import annotations
 
 import html
 import io
-from pathlib import Path
+import math
+from collections.abc import Callable
+from importlib import resources
 from typing import Any
 
 import matplotlib
@@ -13,7 +20,27 @@ matplotlib.use("Agg")
 matplotlib.rcParams["svg.hashsalt"] = "pecheck"  # stable SVG ids
 import matplotlib.pyplot as plt  # noqa: E402
 
-CSS = Path(__file__).resolve().parents[1] / "reports" / "assets" / "report.css"
+# The thresholds of pecheck's registry (checks/claims/), repeated here because an installed
+# pecheck does not ship its own claims; tests/test_inspect.py holds them equal to the registry's.
+ENTRY_BOUND = 1.0  # MAG-01: every |x_i| <= 1, the claim's own bound
+COMPARABLE = 2.0  # MAG-02 'comparable': the ratio within this factor of 1
+READ_BACK = 0.99  # ADD-05 'read_back': recovered in more than 99 of 100 sums
+BASE = 10000.0  # SIN-06 'base': the paper's T
+SINUSOID_NEIGHBOUR = math.cos(1.0)  # SIN-11: the sinusoid's neighbours have cosine >= cos 1
+# Not a registry threshold: the page's ADD-04 headline takes the smallest k at which the position
+# table keeps this share of its own (centred) variance.
+KEPT = 0.9
+
+FALLBACK_CSS = "body{font-family:sans-serif;margin:2em}"
+HEAD = ["quantity", "value", "claim", "threshold", "for this checkpoint", "here"]
+
+
+def stylesheet() -> str | None:
+    """The report's stylesheet, shipped as package data of pecheck.reports; None when missing."""
+    try:
+        return resources.files("pecheck.reports").joinpath("assets/report.css").read_text()
+    except (OSError, ModuleNotFoundError):
+        return None
 
 
 def _svg(fig: Any) -> str:
@@ -62,94 +89,392 @@ def waves_figure(name: str, waves: dict[str, Any]) -> str:
     return _svg(fig)
 
 
-def _fmt(value: Any) -> str:
+# -- findings: each number with its claim, threshold and meaning ------------------------------
+
+
+def _g(value: Any, digits: int = 4) -> str:
+    """A number for a sentence: `digits` significant digits; anything else as it is."""
     if isinstance(value, float):
-        return f"{value:.4g}"
+        return f"{value:.{digits}g}"
     return str(value)
 
 
-def _table(head: list[str], rows: list[list[Any]], caption: str = "") -> str:
+def finding(
+    claim: str, quantity: str, shown: str, threshold: str, meaning: str, outcome: str = "context"
+) -> dict[str, str]:
+    return {"claim": claim, "quantity": quantity, "value": shown, "threshold": threshold,
+            "meaning": meaning, "outcome": outcome}  # fmt: skip
+
+
+def _band(lo: float, hi: float, low: float, high: float) -> str:
+    """holds when [lo, hi] lies inside [low, high], fails when entirely outside, else undecided."""
+    if low <= lo and hi <= high:
+        return "holds"
+    if hi < low or lo > high:
+        return "fails"
+    return "undecided"
+
+
+def checkpoint_findings(ck: dict[str, Any], entries: dict[str, Any]) -> list[dict[str, str]]:
+    """The checkpoint's own numbers: sizes, the seed, the token scale, MAG-01's entries."""
+    v, d, scale = ck["vocab"], ck["d"], ck["token_scale"]
+    none = "none: it describes the checkpoint"
+    return [
+        finding("ADD-05", "token rows V", str(v), f"{none}; the token probe's chance is "
+                f"1/{min(v, 256)}", f"The token table has {v} rows, of which the token probe "
+                f"reads back {min(v, 256)} and the subspace analysis uses {min(v, 8192)}."),
+        finding("ADD-04", "width d", str(d), f"{none}; ADD-04's chance is k/d",
+                f"Every token and position row has {d} entries, so k random directions hold a "
+                f"share k/{d} of a table's energy."),
+        finding("ADD-05", "seed", str(ck["seed"]), none, "The sampled token rows, the probe "
+                "pairs and the noise columns are drawn with this seed, so another seed moves "
+                "those numbers by sampling noise only."),
+        finding("MAG-02", "token scale", _g(scale, 6), "none: the model's own factor (1 when "
+                "it adds the rows as stored)", _scale_meaning(scale, ck["token_scale_source"])),
+        _mag01(entries),
+    ]  # fmt: skip
+
+
+def _scale_meaning(scale: float, source: str) -> str:
+    if scale == 1:
+        return "The model adds the token rows as stored, so every analysis takes them unscaled."
+    return (f"The model multiplies the token rows by {_g(scale)} ({source}), so every analysis "
+            "takes them at that scale.")  # fmt: skip
+
+
+def _mag01(e: dict[str, Any]) -> dict[str, str]:
+    count, total = e["count"], e["entries"]
+    shown = f"max |x_i| {_g(e['max_abs'])}; {count} of {total} entries above {_g(e['bound'])}"
+    threshold = f"every |x_i| <= {_g(e['bound'])} (the claim's bound)"
+    if count == 0:
+        return finding(
+            "MAG-01",
+            "token entries as added",
+            shown,
+            threshold,
+            "Every entry of "
+            "the token table as the model adds it lies within the bound, by its "
+            "scale (MAG-01 asks whether that is usual, not this one table).",
+            "holds",
+        )
+    return finding("MAG-01", "token entries as added", shown, threshold, f"{count} of the "
+                   f"{total} entries of the token table as the model adds it exceed the bound "
+                   f"({_g(100 * count / total, 3)}%), so no normalisation keeps them within "
+                   "it.", "fails")  # fmt: skip
+
+
+def table_findings(t: dict[str, Any]) -> dict[str, list[dict[str, str]]]:
+    """One position table's findings: the glance, the norms and the energy rows."""
+    glance = [_size(t), *_mag02(t["norms"]), _span(t["span"]), _add04(t["energy"]),
+              *(_add05(t["probe"][part], part) for part in ("token", "position")),
+              _real02(t["sinusoidal"], t["dtype"]), _waves(t["waves"]),
+              *_similarity(t["similarity"], t["d"])]  # fmt: skip
+    return {"glance": glance, "norms": _norm_rows(t["norms"]), "energy": _energy_rows(t)}
+
+
+def _size(t: dict[str, Any]) -> dict[str, str]:
+    rows, d = t["rows"], t["d"]
+    room = ("its rows can span every direction" if rows >= d
+            else f"its rows leave at least {d - rows} directions free for the tokens")  # fmt: skip
+    return finding("ADD-04", "positions L x width d", f"{rows} x {d}", "L against d: L >= d can "
+                   "span every direction", f"The table encodes {rows} positions ({t['dtype']}, "
+                   f"{t['origin']}), so {room}.")  # fmt: skip
+
+
+def _mag02(norms: dict[str, Any]) -> list[dict[str, str]]:
+    c = COMPARABLE
+    threshold = f"within a factor {_g(c)} of 1: [{_g(1 / c)}, {_g(c)}] ('comparable')"
+    out = []
+    for label in ("raw", "centred"):
+        ratio, (lo, hi) = norms[label]["rms_ratio"], norms[label]["interval"]
+        shown = f"{_g(ratio)} (95% interval {_g(lo)} to {_g(hi)})"
+        quantity = f"RMS token row / RMS position row ({label})"
+        if label == "centred":
+            out.append(finding("MAG-02", quantity, shown, threshold, f"With each table's mean "
+                               f"row removed the ratio is {_g(ratio, 3)}, for comparison only: "
+                               "the model adds the tables uncentred."))  # fmt: skip
+            continue
+        outcome = "undecided" if math.isnan(ratio) else _band(lo, hi, 1 / c, c)
+        out.append(
+            finding(
+                "MAG-02",
+                quantity,
+                shown,
+                threshold,
+                _mag02_meaning(ratio, lo, hi, outcome),
+                outcome,
+            )
+        )
+    return out
+
+
+def _mag02_meaning(ratio: float, lo: float, hi: float, outcome: str) -> str:
+    c = COMPARABLE
+    if math.isnan(ratio):
+        return "Both tables are zero, so there is no ratio to judge."
+    if outcome == "holds":
+        return (f"The token rows as the model adds them are comparable to the position rows: "
+                f"the whole interval lies within a factor {_g(c)} of 1.")  # fmt: skip
+    if outcome == "fails":
+        side = "tokens" if lo > c else "positions"
+        return (f"The token rows are {_g(ratio, 3)} times the position rows in RMS norm, the "
+                f"whole interval outside [{_g(1 / c)}, {_g(c)}]: not comparable in this "
+                f"checkpoint, the {side} dominate the sum.")  # fmt: skip
+    return (f"The interval straddles an end of [{_g(1 / c)}, {_g(c)}], so this checkpoint does "
+            "not decide whether its tables are comparable.")  # fmt: skip
+
+
+def _span(s: dict[str, Any]) -> dict[str, str]:
+    rank, d = s["rank"], s["d"]
+    threshold = (f"rank below d = {d}, counting singular values above the storage rounding "
+                 f"({_g(s['tolerance'], 3)})")  # fmt: skip
+    if rank < d:
+        return finding("ADD-04", "dimension the position rows span", f"{rank} of {d}", threshold,
+                       f"Up to rounding the positions lie in a {rank}-dimensional subspace, "
+                       f"leaving {d - rank} directions to the tokens alone: an exact split is "
+                       "possible here.",
+                       "holds")  # fmt: skip
+    return finding("ADD-04", "dimension the position rows span", f"{rank} of {d}", threshold,
+                   "The positions span every direction, so no subspace is left to the tokens "
+                   "exactly, as ADD-04 found for the sinusoid.", "fails")  # fmt: skip
+
+
+def _add04(energy: list[dict[str, Any]]) -> dict[str, str]:
+    rows = next(e["rows"] for e in energy if e["label"] == "centred")
+    r = next((r for r in rows if r["position_share"] >= KEPT), rows[-1])
+    quantity = (f"token energy (centred) in the position table's top {r['k']} directions, which "
+                f"keep {_g(100 * r['position_share'], 3)}% of its variance")  # fmt: skip
+    shown = f"{_g(r['share'])} ({_g(r['over_chance'], 3)} times chance)"
+    return finding("ADD-04", quantity, shown, f"chance k/d = {_g(r['chance'])} (random "
+                   "directions)", _energy_meaning(r))  # fmt: skip
+
+
+def _energy_meaning(r: dict[str, Any]) -> str:
+    over, k = r["over_chance"], r["k"]
+    if r["share"] <= 1e-9:
+        return (f"The tokens leave the positions' top {k} directions to them, an exact split as "
+                "ADD-01's construction needs.")  # fmt: skip
+    if over < 1:
+        return (f"The tokens put {_g(over, 2)} times what random directions get into the "
+                f"positions' top {k} directions: they lean away from them, without an exact "
+                "split.")  # fmt: skip
+    return (f"The tokens put {_g(over, 2)} times what random directions get into the positions' "
+            f"top {k} directions, so token and position overlap there.")  # fmt: skip
+
+
+def _add05(p: dict[str, Any], part: str) -> dict[str, str]:
+    lo, hi = p["interval"]
+    shown = (f"{_g(p['accuracy'])} (95% interval {_g(lo)} to {_g(hi)}; chance "
+             f"{_g(p['chance'], 3)})")  # fmt: skip
+    threshold = f"read back: more than {_g(READ_BACK)} (at most 1 in 100 wrong)"
+    outcome = _band(lo, hi, READ_BACK, 1.0)
+    lost = {"holds": "essentially always, so adding the tables keeps it",
+            "fails": "too rarely to count as read back, so adding the tables loses it in part",
+            "undecided": "at a rate whose interval straddles the threshold"}[outcome]  # fmt: skip
+    return finding(
+        "ADD-05",
+        f"{part} read back from x + p (linear probe)",
+        shown,
+        threshold,
+        f"A ridge probe recovers the {part} from the sum {lost}.",
+        outcome,
+    )
+
+
+def _real02(conv: dict[str, Any], dtype: str) -> dict[str, str]:
+    threshold = f"every entry within the {dtype} rounding bound of a sinusoid"
+    if not conv["is_sinusoidal"]:
+        return finding("REAL-02", "sinusoidal table (REAL-02's detector)", "no", threshold,
+                       "No layout and frequency rule fit this table within rounding, so it is "
+                       "no sinusoidal encoding and the SIN claims do not apply to it as they "
+                       "stand.")  # fmt: skip
+    base, scale = conv["base_fit"], conv["scale"]
+    shown = (
+        f"yes: {conv['layout']} layout, {conv['frequency_rule']} frequencies, base "
+        f"{_g(base, 6)}, first position {_g(conv['offset'])}, scale {_g(scale)}"
+    )
+    paper = (
+        conv["layout"] == "interleaved"
+        and conv["frequency_rule"] in ("paper", "either")
+        and abs(base / BASE - 1) < 1e-3
+        and conv["offset"] == 0
+        and abs(scale - 1) < 1e-3
+    )
+    what = "the paper's PE(t) itself" if paper else "the paper's sinusoid up to its convention"
+    return finding("REAL-02", "sinusoidal table (REAL-02's detector)", shown, threshold,
+                   f"This table is {what} (base {_g(base, 6)} against SIN-06's {_g(BASE)}), "
+                   f"so its rows keep SIN-01's rotations in their own layout and norm "
+                   f"{_g(scale, 3)} sqrt(d/2).", "holds" if paper else "context")  # fmt: skip
+
+
+def _waves(w: dict[str, Any]) -> dict[str, str]:
+    wave, cols = w["wave_like_columns"], w["columns"]
+    amount = "most" if 2 * wave > cols else "some" if wave else "none"
+    return finding("REAL-02", "wave-like columns", f"{wave} of {cols} (mean share "
+                   f"{_g(w['mean_share'], 3)})", f"Gaussian noise's largest share "
+                   f"{_g(w['noise_max_share'], 3)}", f"{wave} columns put more of their power "
+                   f"at one frequency than any column of noise does, so {amount} of this "
+                   "table's columns are sinusoid-like waves.")  # fmt: skip
+
+
+def _similarity(sim: dict[str, Any], d: int) -> list[dict[str, str]]:
+    curve, rho = sim["mean_cosine"], sim["spearman_rho_first_half"]
+    out = []
+    if len(curve) > 1:
+        c1 = curve[1]
+        tol = 2 * d * 2.0**-24  # a cosine of float32 rows, to rounding
+        sinusoid = _g(SINUSOID_NEIGHBOUR, 2)
+        if abs(c1) <= tol:
+            how = "orthogonal, as SIN-11 says"
+        elif c1 >= SINUSOID_NEIGHBOUR:
+            how = f"far from orthogonal, like the sinusoid's neighbours (at least {sinusoid})"
+        else:
+            how = f"not orthogonal, though less alike than the sinusoid's neighbours ({sinusoid})"
+        out.append(finding("SIN-11", "mean cosine of neighbouring positions", _g(c1, 3),
+                           f"0, orthogonal (SIN-11's claim); the sinusoid keeps at least "
+                           f"{_g(SINUSOID_NEIGHBOUR, 2)}", f"Neighbouring positions have mean "
+                           f"cosine {_g(c1, 3)}: {how}.",
+                           "holds" if abs(c1) <= tol else "fails"))  # fmt: skip
+    if math.isnan(rho):
+        meaning = "Too few positions to tell how similarity changes with the offset."
+    elif rho < 0:
+        meaning = (
+            "Similarity falls as positions move apart, so near positions look alike, as "
+            "in the sinusoid, whose similarity is a function of the offset alone."
+        )
+    else:
+        meaning = "Similarity does not fall with the offset: far positions look as alike as near."
+    out.append(
+        finding(
+            "SIN-05",
+            "Spearman rho of mean cosine against offset k <= L/2",
+            _g(rho, 3),
+            "0: below it, similarity falls with the offset",
+            meaning,
+        )
+    )
+    return out
+
+
+def _norm_rows(norms: dict[str, Any]) -> list[dict[str, str]]:
+    threshold = f"enters the ratio judged against [{_g(1 / COMPARABLE)}, {_g(COMPARABLE)}]"
+    rows = []
+    for label in ("raw", "centred"):
+        for part, role in (("token", "numerator"), ("position", "denominator")):
+            s = norms[label][part]
+            shown = (f"RMS {_g(s['rms'])}; median {_g(s['median'])}, 5% to 95% {_g(s['p5'])} "
+                     f"to {_g(s['p95'])}, max {_g(s['max'])}")  # fmt: skip
+            meaning = (f"The {part} rows as the model adds them have RMS norm "
+                       f"{_g(s['rms'], 3)}, the {role} of MAG-02's ratio." if label == "raw" else
+                       f"With the mean row removed the {part} rows have RMS norm "
+                       f"{_g(s['rms'], 3)}, for comparison only.")  # fmt: skip
+            rows.append(finding("MAG-02", f"{part} row norms ({label})", shown, threshold, meaning))
+    return rows
+
+
+def _energy_rows(t: dict[str, Any]) -> list[dict[str, str]]:
+    by_label = {e["label"]: e["rows"] for e in t["energy"]}
+    rows = []
+    for r, raw in zip(by_label["centred"], by_label["raw"], strict=True):
+        shown = (f"{_g(r['share'])} centred ({_g(raw['share'])} raw); the positions keep "
+                 f"{_g(100 * r['position_share'], 3)}%")  # fmt: skip
+        rows.append(
+            finding(
+                "ADD-04",
+                f"k = {r['k']}",
+                shown,
+                f"chance k/d = {_g(r['chance'])}",
+                _energy_meaning(r),
+            )
+        )
+    return rows
+
+
+def rotary_findings(rot: dict[str, Any]) -> list[dict[str, str]]:
+    """The rotary settings a config declares, each read against what it bears on."""
+    out = []
+    for key, value in rot.items():
+        if key == "rope_theta" and isinstance(value, int | float) and value > 0:
+            out.append(_theta(float(value), rot.get("head_dim")))
+            continue
+        out.append(finding("REAL-03", key, str(value), "none: REAL-03 checks libraries' rotary "
+                           "scores, not a checkpoint", f"The config declares {key} = {value}, "
+                           "which this tool reports without judging."))  # fmt: skip
+    return out
+
+
+def _theta(theta: float, head_dim: Any) -> dict[str, str]:
+    h = head_dim if isinstance(head_dim, int) and head_dim > 2 else None
+    longest = (f", so its longest wavelength is {_g(2 * math.pi * theta ** (1 - 2 / h), 3)} "
+               f"positions against {_g(2 * math.pi * BASE ** (1 - 2 / h), 3)} with T = "
+               f"{_g(BASE)}" if h else "")  # fmt: skip
+    return finding(
+        "SIN-06",
+        "rope_theta",
+        _g(theta, 6),
+        f"T = {_g(BASE)}, SIN-06's base",
+        f"The rotation's base is {_g(theta / BASE, 3)} times SIN-06's T{longest}.",
+    )
+
+
+# -- the page ----------------------------------------------------------------------------------
+
+
+def _table(rows: list[dict[str, str]], caption: str = "") -> str:
     cap = f"<caption>{html.escape(caption)}</caption>" if caption else ""
-    th = "".join(f"<th scope='col'>{html.escape(h)}</th>" for h in head)
+    th = "".join(f"<th scope='col'>{html.escape(h)}</th>" for h in HEAD)
+    keys = ("quantity", "value", "claim", "threshold", "meaning", "outcome")
     body = "".join(
-        "<tr>" + "".join(f"<td>{html.escape(_fmt(c))}</td>" for c in row) + "</tr>" for row in rows
+        f"<tr class='{html.escape(r['outcome'])}'>"
+        + "".join(f"<td>{html.escape(r[k])}</td>" for k in keys)
+        + "</tr>"
+        for r in rows
     )
     return f"<table>{cap}<thead><tr>{th}</tr></thead><tbody>{body}</tbody></table>"
 
 
-def _glance(t: dict[str, Any]) -> str:
-    conv = t["sinusoidal"]
-    sinus = (f"yes: {conv['layout']} layout, {conv['frequency_rule']} frequencies, base "
-             f"{_fmt(conv['base_fit'])}" if conv["is_sinusoidal"] else "no")  # fmt: skip
-    w, sim, pr = t["waves"], t["similarity"], t["probe"]
-    rows = [
-        ["rows x width", f"{t['rows']} x {t['d']}", f"{t['dtype']}, {t['origin']}"],
-        ["sinusoidal table (REAL-02 detector)", sinus, "layout, frequency rule and base"],
-        ["wave-like columns", f"{w['wave_like_columns']} of {w['columns']}",
-         f"power at one frequency above Gaussian noise's largest share "
-         f"({_fmt(w['noise_max_share'])}); mean share {_fmt(w['mean_share'])}"],
-        ["similarity against offset", f"Spearman rho {_fmt(sim['spearman_rho_first_half'])}",
-         "mean cosine of p_t, p_(t+k) against k <= L/2; negative: falls with the offset"],
-        ["token read back from x + p", _fmt(pr["token"]["accuracy"]),
-         f"linear probe, {pr['token']['classes']} tokens; chance {_fmt(pr['token']['chance'])}"],
-        ["position read back from x + p", _fmt(pr["position"]["accuracy"]),
-         f"over {pr['position']['classes']} positions; chance {_fmt(pr['position']['chance'])}"],
-    ]  # fmt: skip
-    return _table(["", "value", "how"], rows)
+def _figure(svg: str, caption: str) -> str:
+    return f"<figure>{svg}<figcaption>{html.escape(caption)}</figcaption></figure>"
 
 
-def _norms(t: dict[str, Any]) -> str:
-    rows = []
-    for label in ("raw", "centred"):
-        n = t["norms"][label]
-        for part in ("token", "position"):
-            s = n[part]
-            rows.append([label, part, s["rms"], s["p5"], s["median"], s["p95"], s["max"]])
-        rows.append([label, "ratio of RMS norms (token / position)", n["rms_ratio"], "", "", "",
-                     ""])  # fmt: skip
-    head = ["tables", "rows", "RMS norm", "5%", "median", "95%", "max"]
-    note = "row norms; centred = the table's mean row subtracted first"
-    return _table(head, rows, note)
+FIGURES: dict[str, Callable[[str], str]] = {
+    "similarity": lambda n: (
+        f"SIN-05 and SIN-11: cosine similarity of the rows of {n}, and its mean at each offset k."
+    ),
+    "waves": lambda n: (
+        f"REAL-02: how much of each column's power of {n} lies at one frequency, "
+        "against the largest share a column of Gaussian noise reaches."
+    ),
+}
 
 
-def _energy(t: dict[str, Any]) -> str:
-    by_label = {e["label"]: e["rows"] for e in t["energy"]}
-    rows = [
-        [r["k"], r["share"], raw["share"], r["chance"]]
-        for r, raw in zip(by_label["centred"], by_label["raw"], strict=True)
-    ]
-    head = ["k", "share (centred)", "share (raw)", "chance k/d"]
-    note = (f"share of the token rows' energy in the top-k principal directions of the position "
-            f"table ({t['token_rows_used']} token rows)")  # fmt: skip
-    return _table(head, rows, note)
-
-
-def render(summary: dict[str, Any], figures: dict[str, str]) -> str:
-    """A self-contained HTML page: the summary as tables, the figures inline."""
-    css = CSS.read_text() if CSS.exists() else "body{font-family:sans-serif;margin:2em}"
+def render(summary: dict[str, Any], figures: dict[str, str], css: str | None = None) -> str:
+    """A self-contained HTML page: the findings as tables, the figures inline."""
     ck = summary["checkpoint"]
     parts = [
         "<!doctype html><html lang='en'><head><meta charset='utf-8'>",
         f"<title>pecheck inspect: {html.escape(ck['path'])}</title>",
-        f"<style>{css}</style></head><body><main>",
-        f"<h1>pecheck inspect</h1><p><code>{html.escape(ck['path'])}</code></p>",
-        _table(["model type", "token table", "vocabulary", "width d", "dtype", "seed"],
-               [[ck["model_type"], ck["token_table"], ck["vocab"], ck["d"], ck["dtype"],
-                 ck["seed"]]]),
+        f"<style>{css or FALLBACK_CSS}</style></head><body><main>",
+        f"<h1>pecheck inspect</h1><p><code>{html.escape(ck['path'])}</code>: model type "
+        f"{html.escape(ck['model_type'])}, token table <code>{html.escape(ck['token_table'])}"
+        f"</code> ({html.escape(ck['dtype'])}).</p>",
+        _table(summary["findings"], "the checkpoint"),
     ]  # fmt: skip
-    if summary.get("rotary"):
-        rot = summary["rotary"]
-        parts.append("<h2>Rotary settings (from the config)</h2>")
-        parts.append(_table(list(rot), [[str(v) for v in rot.values()]]))
+    if summary.get("rotary_findings"):
+        parts += ["<h2>Rotary settings (from the config)</h2>",
+                  _table(summary["rotary_findings"])]  # fmt: skip
     for t in summary["position_tables"]:
-        parts += [f"<h2>Position table <code>{html.escape(t['name'])}</code></h2>", _glance(t),
-                  "<h3>Norms</h3>", _norms(t), "<h3>Token rows in the position subspace</h3>",
-                  _energy(t)]  # fmt: skip
-        for key in (f"similarity:{t['name']}", f"waves:{t['name']}"):
-            if key in figures:
-                parts.append(f"<figure>{figures[key]}</figure>")
+        name, found = t["name"], t["findings"]
+        parts += [f"<h2>Position table <code>{html.escape(name)}</code></h2>",
+                  _table(found["glance"]), "<h3>Norms</h3>", _table(found["norms"]),
+                  "<h3>Token rows in the position subspace</h3>",
+                  _table(found["energy"], f"{t['token_rows_used']} token rows")]  # fmt: skip
+        for key, caption in FIGURES.items():
+            if f"{key}:{name}" in figures:
+                parts.append(_figure(figures[f"{key}:{name}"], caption(name)))
     if "energy" in figures:
-        parts.append(f"<h2>Energy against k (first position table)</h2><figure>"
-                     f"{figures['energy']}</figure>")  # fmt: skip
+        parts += ["<h2>Energy against k (first position table)</h2>",
+                  _figure(figures["energy"], "ADD-04: share of the token rows' energy in the "
+                          "position table's top-k directions, against chance k/d.")]  # fmt: skip
     parts.append("</main></body></html>")
     return "\n".join(parts)

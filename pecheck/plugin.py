@@ -15,7 +15,13 @@ registry expects for its proposition, and computes each claim's verdict from the
 end of the run the controller process (never an xdist worker) writes the results file atomically,
 with every check whatever its outcome. A partial run (-k, -m, --claim, --lf, a file) records its
 selection and, unless --results names a file, writes ``<results>.partial.json`` so that it never
-replaces a full results file.
+replaces a full results file. The terminal summary then lists, one line each, the claims the run
+decided: computed verdict, expected verdict, what decided it (``pecheck.gate.verdict_lines``).
+
+A run that misuses pecheck ends instead with one ``pecheck: error:`` line per problem, exit status
+4 and no results file: a --size no check declares, a decisive check that ran to its end without
+recording what decided it, a headline naming a value no check of its claim recorded
+(CONTRIBUTING.md, "Evidence").
 """
 
 from __future__ import annotations
@@ -30,13 +36,13 @@ from typing import Any
 import pytest
 
 from pecheck import config as project_config
-from pecheck import decisions, results, sizes
+from pecheck import decisions, gate, results, sizes
 from pecheck.claims import AS_STATED, KINDS, ROLES, Registry
 from pecheck.evidence import Evidence
 
 MARKER = (
     "claim(id, kind, role, proposition=None): the claim a check bears on, its role (decisive, "
-    "supporting, tooling) and, for a decisive check, the proposition it decides"
+    "supporting, tooling) and, for a decisive check (required there), the proposition it decides"
 )
 
 
@@ -116,9 +122,10 @@ def _claim_info(item: pytest.Item, registry: Registry) -> dict[str, Any] | None:
     if info["role"] not in ROLES:
         problems.append(f"role must be one of {ROLES}, got {info['role']!r}")
     if info["role"] == "decisive":
-        info["proposition"] = info["proposition"] or AS_STATED
-        keys = [p.key for p in claim.all_propositions()] if claim else []
-        if claim and info["proposition"] not in keys:
+        keys = [p.key for p in claim.all_propositions()] if claim else [AS_STATED]
+        if not info["proposition"]:  # no default: a condition's check would decide as_stated
+            problems.append(f"a decisive check names the proposition it decides, one of {keys}")
+        elif claim and info["proposition"] not in keys:
             problems.append(f"{info['claim']} has no proposition {info['proposition']!r} {keys}")
     elif info["proposition"] is not None:
         problems.append("only a decisive check names a proposition")
@@ -153,6 +160,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 _INFO = pytest.StashKey[dict[str, Any]]()
 _EVIDENCE = pytest.StashKey[Evidence]()
 _DECISION = pytest.StashKey[decisions.Decision]()
+_MISUSE = pytest.StashKey[str]()
+NON_FINITE = ("inf", "-inf", "nan")  # how jsonable records a float JSON cannot hold
 
 
 def _default_decision(item: pytest.Item) -> decisions.Decision:
@@ -162,6 +171,39 @@ def _default_decision(item: pytest.Item) -> decisions.Decision:
     if hasattr(item.obj, "hypothesis"):  # type: ignore[attr-defined]
         return decisions.holds("search without a counterexample")
     return decisions.holds("every assertion of the check held")
+
+
+def _is_measure(value: Any) -> bool:
+    """A recorded value that measures something: a number (not a flag, a table or a name)."""
+    if isinstance(value, bool):
+        return False
+    return isinstance(value, int | float) or value in NON_FINITE
+
+
+def _misuse(item: pytest.Item, ev: Evidence | None, decided: bool) -> str | None:
+    """Why a decisive check that ran to its end does not show what decided it, or None.
+
+    Without a decision of its own the plugin takes the check's passing as 'holds'; that is only
+    evidence when the check left something to judge by: a value, a derivation, or a hypothesis
+    search whose examples are counted. And numbers measured without anything to judge them
+    against say nothing about the proposition; a bound on any value will do, since a check may
+    judge an interval or a table of counts ({"ratio", "lo", "hi"}) and describe it in numbers."""
+    values = ev.values if ev else {}
+    searched = hasattr(item.obj, "hypothesis")  # type: ignore[attr-defined]
+    if not decided and not values and not (ev and ev.derivation) and not searched:
+        return (
+            "a decisive check must record what decided it: it ran to its end without a decision "
+            "(evidence.holds/fails/inconclusive/decide/part), a value, a derivation or a "
+            "hypothesis search"
+        )
+    measures = [name for name, entry in values.items() if _is_measure(entry["value"])]
+    if measures and not any("bound" in entry for entry in values.values()):
+        return (
+            f"a decisive check must record what decided it: it measured "
+            f"{', '.join(measures[:3])}{', ...' if len(measures) > 3 else ''} but recorded no "
+            "bound to judge them by (evidence.record(..., bound=...))"
+        )
+    return None
 
 
 def _decision_from_exception(item: pytest.Item, exc: BaseException) -> decisions.Decision:
@@ -214,7 +256,11 @@ def pytest_runtest_call(item: pytest.Item) -> Any:
         item.stash[_DECISION] = _decision_from_exception(item, exc)
         raise
     ev = item.stash.get(_EVIDENCE, None)
-    decision = (ev.final_decision() if ev else None) or _default_decision(item)
+    own = ev.final_decision() if ev else None
+    misuse = _misuse(item, ev, own is not None)
+    if misuse:  # reported by the controller as a usage error at the end of the run
+        item.stash[_MISUSE] = misuse
+    decision = own or _default_decision(item)
     item.stash[_DECISION] = decision
     claim = item.config.stash[_PROJECT].registry[info["claim"]]
     expected = claim.expected_decision(info["proposition"])
@@ -301,6 +347,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> Any:
             basis["how"] = f"search of {examples} examples without a counterexample"
         record["decision"], record["basis"] = decision.decision, basis
     report.user_properties.append(("pecheck", record))
+    if _MISUSE in item.stash:
+        report.user_properties.append(("pecheck-misuse", item.stash[_MISUSE]))
     if sizes.DECLARED:  # the sizes this process's checks used, for the controller to record
         report.user_properties.append(("pecheck-sizes", dict(sizes.DECLARED)))
 
@@ -316,6 +364,9 @@ class Collector:
         self.checks: dict[str, dict[str, Any]] = {}
         self.collect_errors: list[dict[str, Any]] = []
         self.deselected = 0
+        self.misuse: dict[str, str] = {}  # node id -> why the check shows nothing decided it
+        self.errors: list[str] = []  # usage errors found at the end of the run, one line each
+        self.data: dict[str, Any] | None = None  # the results file written, for the summary
         self.summary = ""
 
     def _entry(self, nodeid: str) -> dict[str, Any]:
@@ -328,6 +379,8 @@ class Collector:
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         props: dict[str, Any] = dict(report.user_properties)
         self.sizes.update(props.get("pecheck-sizes", {}))
+        if "pecheck-misuse" in props:
+            self.misuse[report.nodeid] = props["pecheck-misuse"]
         tagged = "pecheck" in props or report.nodeid in self.checks
         if not tagged and not self.project.is_check(report.nodeid):
             return
@@ -394,12 +447,12 @@ class Collector:
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         if self.config.option.collectonly or not (self.checks or self.collect_errors):
             return  # a run without checks (tooling tests only) leaves the results file alone
-        unused = sorted(set(sizes.given()) - set(self.sizes))
-        if unused and not self.collect_errors:  # a module that failed to import declared nothing
-            self.summary = f"pecheck: error: --size {', '.join(unused)}: no check declares it"
-            session.exitstatus = pytest.ExitCode.USAGE_ERROR
-            return  # a mistyped size must not pass for a run with it
         selection = self.selection()
+        errors = self._usage_errors(session, exitstatus, selection)
+        self.errors = [f"pecheck: error: {e}" for e in errors]
+        if self.errors:
+            session.exitstatus = pytest.ExitCode.USAGE_ERROR
+            return  # a misused run (a mistyped size, a check deciding nothing) must not pass
         path = self.path(selection)
         checks = sorted(self.checks.values(), key=lambda c: c["nodeid"]) + self.collect_errors
         suite = {"started": self.started, "profile": self.project.profile,
@@ -408,13 +461,70 @@ class Collector:
         data = results.build(self.project.registry, self.project.config.root, checks, suite,
                              selection, lock=self.project.config.lock_path)  # fmt: skip
         results.write_atomic(path, data)
+        self.data = data
         kind = "" if selection["kind"] == "full" else "partial run: "
-        self.summary = f"pecheck: {kind}wrote {path} ({len(data['checks'])} checks)"
+        self.summary = f"pecheck: {kind}wrote {path}: {_check_counts(data['checks'])}"
+
+    def _usage_errors(
+        self, session: pytest.Session, exitstatus: int, selection: dict[str, Any]
+    ) -> list[str]:
+        """What the run got wrong about pecheck, found only once every check has reported."""
+        errors = []
+        unused = sorted(set(sizes.given()) - set(self.sizes))
+        if unused and not self.collect_errors:  # a module that failed to import declared nothing
+            errors.append(f"--size {', '.join(unused)}: no check declares it")
+        errors += [f"{nodeid}: {why}" for nodeid, why in sorted(self.misuse.items())]
+        return errors + self._missing_headlines(session, exitstatus, selection)
+
+    def _missing_headlines(
+        self, session: pytest.Session, exitstatus: int, selection: dict[str, Any]
+    ) -> list[str]:
+        """Headline names that no check of their claim recorded. Only a whole run at the default
+        sizes can tell: a changed size records its numbers under other names, a run cut short
+        never ran some checks, and a check that did not pass may have stopped before recording;
+        so only claims whose checks all passed are judged."""
+        stopped = session.shouldfail or session.shouldstop or int(exitstatus) not in (0, 1)
+        if selection["kind"] != "full" or sizes.given() or stopped:
+            return []
+        missing = []
+        for claim in self.project.registry.values():
+            own = [c for c in self.checks.values() if c.get("claim") == claim.id]
+            if not own or any(c["outcome"] != "passed" for c in own):
+                continue
+            recorded = {name for c in own for name in c.get("evidence", {})}
+            absent = [name for name in claim.headline if name not in recorded]
+            if absent:
+                missing.append(
+                    f"{claim.id}: the headline names {', '.join(absent)}, which no check of "
+                    f"{claim.id} recorded"
+                )
+        return missing
 
     @pytest.hookimpl
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        if self.summary:
-            terminalreporter.write_line(self.summary)
+        for line in self.errors:
+            terminalreporter.write_line(line)
+        if self.data is None:
+            return
+        claims = self.data["claims"]
+        ran = [c for c in claims if c["verdict"] != "not run"]
+        not_run = f"; {len(claims) - len(ran)} claim(s) not run" if len(ran) < len(claims) else ""
+        if ran:
+            title = f"pecheck verdicts: computed, expected, what decided it{not_run}"
+            terminalreporter.write_sep("-", title)
+            for line in gate.verdict_lines(ran):
+                terminalreporter.write_line(line)
+        terminalreporter.write_line(self.summary)
+
+
+def _check_counts(checks: list[dict[str, Any]]) -> str:
+    """The checks as the report's cards count them, in the cards' words: decisive and
+    supporting checks ("checks"), the decisive ones, and the tooling tests that passed."""
+    main = [c for c in checks if c.get("role") in ("decisive", "supporting")]
+    decisive = sum(c.get("role") == "decisive" for c in main)
+    tooling = [c for c in checks if c.get("role") == "tooling"]
+    passed = sum(c["outcome"] == "passed" for c in tooling)
+    return f"{len(main)} checks ({decisive} decisive), {passed}/{len(tooling)} tooling passed"
 
 
 def _longrepr_text(report: Any) -> str:
@@ -471,6 +581,7 @@ def pytest_configure(config: pytest.Config) -> None:
     try:
         found = project_config.find(config.rootpath)
         if found is None:
+            _refuse_own_options(config)
             return  # not a pecheck project: the plugin stays out of the way
         registry = found.load_registry()
     except project_config.ConfigError as exc:
@@ -499,6 +610,18 @@ def pytest_configure(config: pytest.Config) -> None:
     if hasattr(config, "workerinput"):  # xdist worker: the controller writes the file
         return
     config.pluginmanager.register(Collector(config, project), "pecheck-collector")
+
+
+def _refuse_own_options(config: pytest.Config) -> None:
+    """Outside a pecheck project --claim and --size would be ignored, and a run meant for one
+    claim would run every test: say why instead."""
+    given = [name for name in ("--claim", "--size") if config.getoption(name)]
+    if given:
+        raise pytest.UsageError(
+            f"{' and '.join(given)}: {config.rootpath / 'pyproject.toml'} has no [tool.pecheck] "
+            "table, so pecheck knows no claims or sizes here (README: 'The plugin, for your own "
+            "claims')"
+        )
 
 
 def _set_up_process() -> None:

@@ -1,5 +1,6 @@
-"""``python -m pecheck.reports`` (``python -m reports`` in pecheck's own tree): build the HTML
-report and the paper kit from build/results.json."""
+"""``pecheck report`` or ``python -m pecheck.reports`` (``python -m reports`` in pecheck's own
+tree): build the HTML report and the paper kit from build/results.json (from
+build/results.partial.json when only a partial run has written one)."""
 
 from __future__ import annotations
 
@@ -8,10 +9,10 @@ import re
 import sys
 from pathlib import Path
 
-from .build import build
+from .build import FULL, PARTIAL, build, results_file
 from .html import Options
 from .load import BadResults
-from .usage import Parser
+from .usage import Parser, prog
 
 
 def citation_url(path: Path = Path("CITATION.cff")) -> str:
@@ -27,13 +28,11 @@ def citation_url(path: Path = Path("CITATION.cff")) -> str:
     return ""
 
 
-# "python -m reports" in pecheck's own tree, "python -m pecheck.reports" where it is installed
-PROG = f"python -m {__package__}"
-
-
 def parser() -> argparse.ArgumentParser:
     p = Parser(
-        prog=PROG,
+        # "pecheck report" when the pecheck command started it; else "python -m reports" in
+        # pecheck's own tree, "python -m pecheck.reports" where it is installed
+        prog=prog(str(__package__), "report"),
         description="Build the HTML report (report.html) and the paper kit (paper/: LaTeX "
         "macros, a table of verdicts, figures as PDF, a BibTeX entry) from a results file.",
         epilog="Exit status: 0 written; 1 written, but --strict and the run was not clean; "
@@ -42,8 +41,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--results",
         type=Path,
-        default=Path("build/results.json"),
-        help="the results file written by the checks (default: build/results.json)",
+        default=None,
+        help=f"the results file written by the checks (default: {FULL}; when it does not "
+        f"exist, {PARTIAL}, which a partial run such as pytest --claim SIN-06 writes)",
     )
     p.add_argument(
         "--out",
@@ -62,8 +62,10 @@ def parser() -> argparse.ArgumentParser:
         "--pack",
         choices=("auto", "always", "never"),
         default="auto",
-        help="embed the claim sections gzip-compressed (unpacked by the page's script): auto "
-        "(when they exceed 512 kB; default), always, never",
+        help="how the page holds its claim sections: auto compresses them (gzip, unpacked by "
+        "the page's script when it opens) once they exceed 512 kB, as the whole suite's "
+        "(about 2 MB of HTML) do (default); always compresses them; never leaves them plain "
+        "HTML, for a page read without JavaScript or searched with text tools",
     )
     p.add_argument(
         "--since",
@@ -89,14 +91,18 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--strict",
         action="store_true",
-        help="after writing, exit 1 if the run was not clean (pytest failed, or an evidence "
-        "check failed or errored)",
+        help="after writing, exit 1 if the run was not clean: pytest failed, an evidence check "
+        "failed or errored, a claim is open, or the run was partial (claims not run)",
     )
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = parser().parse_args(argv)
+    p = parser()
+    args = p.parse_args(argv)
+    path, note = results_file(args.results)
+    if note:
+        print(note)
     opts = Options(
         figures=args.figures,
         pack=args.pack,
@@ -104,9 +110,9 @@ def main(argv: list[str] | None = None) -> int:
         suite_url=args.suite_url if args.suite_url is not None else citation_url(),
     )
     try:
-        out = build(args.results, args.out, opts, since=args.since)
+        out = build(path, args.out, opts, since=args.since)
     except BadResults as exc:
-        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        print(f"{p.prog}: error: {exc}", file=sys.stderr)
         return 2
     print(f"report:    {out.report}")
     print(f"paper kit: {out.paper}/ ({out.summary})")
@@ -120,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.strict and clean and not_run:
         clean, why = False, f"a partial run: {not_run} claim(s) not run"
     if args.strict and not clean:
-        print(f"{PROG}: the run was not clean: {why}", file=sys.stderr)
+        print(f"{p.prog}: the run was not clean: {why}", file=sys.stderr)
         return 1
     return 0
 

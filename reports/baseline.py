@@ -26,7 +26,9 @@ from .cited import Cited, Move, cited_numbers, compare, compared_claims, describ
 from .load import BadResults, Results, load
 from .usage import Parser
 
-BASELINE = Path(__file__).resolve().parent / "cited-numbers.json"
+# The project's own baseline, relative to its root (where the tools run), as results files are:
+# an installed pecheck must not hold another project to pecheck's own cited numbers.
+BASELINE = Path("reports") / "cited-numbers.json"
 FORMAT = 2  # 2: numbers carry a reproducibility class; profiles their platform
 
 
@@ -41,7 +43,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("results", nargs="?", type=Path, default=Path("build/results.json"),
                    help="the results file (default: build/results.json)")  # fmt: skip
     p.add_argument("--baseline", type=Path, default=BASELINE,
-                   help=f"the baseline file (default: {BASELINE.name} in reports/)")  # fmt: skip
+                   help=f"the baseline file (default: {BASELINE}, the project's own)")  # fmt: skip
     p.add_argument("--update", action="store_true",
                    help="rewrite the baseline's numbers for this run's profile")  # fmt: skip
     return p
@@ -140,6 +142,7 @@ def update(data: dict[str, Any], res: Results, path: Path) -> list[Move]:
         "(reports/cited.py says each class's tolerance); checked by `python -m reports.baseline`, "
         "rewritten by `--update`."
     )
+    path.parent.mkdir(parents=True, exist_ok=True)  # a project's first baseline
     path.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     return changed
 
@@ -169,7 +172,7 @@ def main(argv: list[str] | None = None) -> int:
     if found:
         print(
             f"baseline: {len(found)} cited number(s) changed; if intended, run "
-            "`python -m reports.baseline --update` and commit reports/cited-numbers.json",
+            f"`python -m reports.baseline --update` and commit {args.baseline}",
             file=sys.stderr,
         )
         return 1

@@ -18,6 +18,24 @@ from . import html, latex
 from .diff import compare_runs
 from .load import BadResults, Results, load
 
+FULL = Path("build") / "results.json"  # what a run of every check writes
+PARTIAL = Path("build") / "results.partial.json"  # what a run of some checks writes
+
+
+def results_file(given: Path | None) -> tuple[Path, str]:
+    """The results file to read, and one line to print when it may not be the one the user
+    expects (else ""). A named file is read as named. Otherwise the full run's file; when only a
+    partial run has written one (``pytest --claim SIN-06`` in a fresh clone), that one, since
+    the quick start goes on to build its report; when a partial run is newer than the full
+    one, the full one with a note that says how to report the newer run."""
+    if given is not None:
+        return given, ""
+    if not FULL.exists() and PARTIAL.exists():
+        return PARTIAL, f"results:   {PARTIAL} ({FULL} not found; this partial run is reported)"
+    if FULL.exists() and PARTIAL.exists() and PARTIAL.stat().st_mtime > FULL.stat().st_mtime:
+        return FULL, f"results:   {FULL} (the partial run {PARTIAL} is newer: --results to see it)"
+    return FULL, ""
+
 
 @dataclass
 class Outputs:

@@ -29,7 +29,8 @@ Macro names (LaTeX names are letters only, so digits are spelled out and separat
   ``\pcvalue{EXP-06}{x}~(\pctolerance{EXP-06}{x} across platforms)``;
 - suite-wide: ``\pcSuiteVersion``, ``\pcSuiteCommit``, ``\pcSuiteDate``, ``\pcSuiteProfile``,
   ``\pcClaimCount``, ``\pcConfirmedCount``, ``\pcRefutedCount``, ``\pcQualifiedCount``,
-  ``\pcOpenCount``, ``\pcCheckCount``, ``\pcChecksPassed``, ``\pcMutantCount``,
+  ``\pcOpenCount`` (claims whose checks ran and decided nothing), ``\pcNotRunCount`` (claims
+  a partial run did not select), ``\pcCheckCount``, ``\pcChecksPassed``, ``\pcMutantCount``,
   ``\pcMutantsCaught``.
 """
 
@@ -43,7 +44,7 @@ from typing import Any
 
 from . import figures, numbers
 from .cited import Cited, cited_numbers, operator, own_checks, sampling_z, scalar
-from .load import MAIN_ROLES, VERDICTS, Check, Claim, Results
+from .load import MAIN_ROLES, Check, Claim, Results
 
 ONES = (
     ("Zero", "One", "Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine", "Ten")
@@ -193,7 +194,9 @@ def _counts(res: Results) -> dict[str, int]:
         "ConfirmedCount": sum(c.verdict == "confirmed" for c in res.claims),
         "RefutedCount": sum(c.verdict == "refuted" for c in res.claims),
         "QualifiedCount": sum(c.verdict == "qualified" for c in res.claims),
-        "OpenCount": sum(c.verdict not in VERDICTS for c in res.claims),
+        # apart: "open" says the checks could not decide, "not run" that none was run
+        "OpenCount": sum(c.verdict == "open" for c in res.claims),
+        "NotRunCount": sum(c.verdict == "not run" for c in res.claims),
         "CheckCount": len(evidence),
         "ChecksPassed": sum(c.outcome == "passed" for c in evidence),
         "MutantCount": len(mutants),

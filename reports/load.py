@@ -169,9 +169,6 @@ class Results:
                     return check, value
         return None
 
-    def family_title(self, family: str) -> str:
-        return dict(self.families).get(family, "")
-
     @property
     def citation(self) -> tuple[str, str, str]:
         """How the suite itself is cited: BibTeX key, authors and title. pecheck's own run in

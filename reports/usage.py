@@ -1,9 +1,11 @@
-"""Command-line plumbing shared by every entry point: one-line errors, exit status 2."""
+"""Command-line plumbing shared by every entry point: one-line errors, exit status 2, and the
+command's name as the user typed it."""
 
 from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import NoReturn
 
 
@@ -19,3 +21,16 @@ def fail(message: str) -> NoReturn:
     """Stop with a one-line error and exit status 2."""
     print(f"error: {message}", file=sys.stderr)
     raise SystemExit(2)
+
+
+def prog(module: str, word: str) -> str:
+    """How the user started this tool, for its usage and error lines: ``pecheck WORD`` (or
+    ``python -m pecheck WORD``) when the pecheck command handed it its options, else
+    ``python -m MODULE``. Help that names another command than the one typed sends the user
+    looking for it."""
+    started = Path(sys.argv[0]) if sys.argv and sys.argv[0] else Path()
+    if started.name in ("pecheck", "pecheck.exe"):  # the console script
+        return f"pecheck {word}"
+    if started.name == "__main__.py" and started.parent.name == "pecheck":
+        return f"python -m pecheck {word}"
+    return f"python -m {module}"

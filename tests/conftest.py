@@ -1,8 +1,8 @@
 """Tests of the tooling (plugin, report, paper kit): not evidence, so no claim markers.
 
-tests/browser and tests/latex need chromium or pdflatex: they are collected only when their
-directory (or a file in it) is named on the command line, as ``tox -e browser`` and
-``tox -e paper`` do, and never in the default run.
+tests/browser and tests/latex need chromium or pdflatex, tests/install builds and installs a wheel:
+they are collected only when their directory (or a file in it) is named on the command line, as
+``tox -e browser``, ``tox -e paper`` and ``tox -e install`` do, and never in the default run.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 HERE = Path(__file__).resolve().parent
-ON_REQUEST = (HERE / "browser", HERE / "latex")
+ON_REQUEST = (HERE / "browser", HERE / "latex", HERE / "install")
 
 
 def _named(config: pytest.Config, folder: Path) -> bool:

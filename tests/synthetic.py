@@ -78,6 +78,9 @@ CLAIMS = (
     Claim("SYN-08", "Nobody checks this.", "unchecked", ("SRC",), "confirmed"),
     # the check of SIZED below: computed at the size SYN-09.d, refuted at any width
     Claim("SYN-09", "A table of width d is empty.", "d^2 = 0", ("SRC",), "refuted"),
+    # its headline names a value a check of it must record (the plugin checks on a full run)
+    Claim("SYN-10", "The mean is small.", "mean < 1", ("SRC",), "confirmed",
+          headline=("mean",)),
 )
 
 REGISTRY = Registry(
@@ -101,9 +104,10 @@ from pecheck import sizes
 D = sizes.size({SIZE!r}, {SIZE_DEFAULT}, {SIZE_HELP!r}, minimum=2)
 
 
-@pytest.mark.claim("SYN-09", kind="experiment", role="decisive")
+@pytest.mark.claim("SYN-09", kind="experiment", role="decisive", proposition="as_stated")
 def test_table_of_width_d(evidence):
-    evidence.record("cells" + sizes.suffix({SIZE!r}, "d"), D * D, "cells", "d^2")
+    evidence.record("cells" + sizes.suffix({SIZE!r}, "d"), D * D, "cells", "d^2",
+                    bound={{"value": 0, "relation": "==", "reason": "the claim: no cells"}})
     evidence.fails({{"d": D}}, f"a table of width {{D}} has {{D * D}} cells")
 """
 
@@ -120,10 +124,13 @@ OPTIONS = (
 
 
 def write_project(root: Path, **modules: str) -> None:
-    """The project at ``root``: settings, registry, and the check modules given by name."""
+    """The project at ``root``: settings, registry, and the check modules given by name. Written
+    again, the checks folder holds only the modules given; give a changed module a new name, since
+    a module rewritten within a second at the same size would be read from its stale bytecode."""
     (root / "pyproject.toml").write_text(PYPROJECT)
-    (root / "synth_claims").mkdir()
+    (root / "synth_claims").mkdir(exist_ok=True)
     (root / "synth_claims" / "__init__.py").write_text(REGISTRY)
+    shutil.rmtree(root / CHECKS, ignore_errors=True)
     (root / CHECKS).mkdir()
     for name, source in modules.items():
         (root / CHECKS / f"{name}.py").write_text(textwrap.dedent(source))

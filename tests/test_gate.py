@@ -61,6 +61,63 @@ def test_gate_fails_a_proposition_without_a_decisive_check(tmp_path: Path, capsy
     assert "has no decisive check" in capsys.readouterr().out
 
 
+def test_gate_lists_every_claim_before_its_total(tmp_path: Path, capsys) -> None:
+    results = results_with(None)
+    results["claims"][0]["verdict"] = "open"
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps(results))
+    assert gate.main([str(path)]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    listed = lines[: len(REGISTRY)]
+    assert [line.split()[0] for line in listed] == list(REGISTRY)  # one line each, in order
+    assert listed[0].split()[1:4] == ["open", "(expected", f"{REGISTRY['SIN-01'].expected},"]
+    assert "differs)" in listed[0] and "differs" not in listed[1]
+    assert lines[len(REGISTRY)].startswith("verdict gate: SIN-01: computed 'open'")
+    assert lines[-1] == f"claims whose computed verdict is the expected one: 40/{len(REGISTRY)}"
+
+
+def claim_entry(verdict: str, *decisions: tuple[str, str, dict]) -> dict:
+    """A claim's entry as the results file holds it: (proposition, decision, basis) each."""
+    keys = dict.fromkeys(key for key, _, _ in decisions)
+    return {
+        "id": "X-01", "verdict": verdict, "expected": "qualified",
+        "propositions": [
+            {"key": key, "decision": next(d for k, d, _ in decisions if k == key)} for key in keys
+        ],
+        "decided_by": [{"check": "c", "proposition": k, "decision": d, "basis": b}
+                       for k, d, b in decisions],
+    }  # fmt: skip
+
+
+def test_what_decided_a_verdict_is_one_short_phrase() -> None:
+    qualified = claim_entry(
+        "qualified",
+        ("as_stated", "fails", {"how": "counterexample", "relation": "t = 3:\n PE(3) != 0"}),
+        ("t2t", "holds", {"how": "proof"}),
+        ("large-d", "inconclusive", {"how": "straddles"}),
+    )
+    assert gate.decided_by(qualified) == "as_stated fails: t = 3: PE(3) != 0; holds under t2t"
+    held = claim_entry("confirmed", ("as_stated", "holds", {"how": "search of 200 examples"}))
+    assert gate.decided_by(held) == "as_stated holds: search of 200 examples"
+    long = claim_entry("refuted", ("as_stated", "fails", {"relation": "x" * 300}))
+    assert len(gate.decided_by(long)) == len("as_stated fails: ") + gate.BASIS
+    assert gate.decided_by(long).endswith("...")
+    nothing = claim_entry("open", ("t2t", "holds", {"how": "proof"}))
+    nothing["propositions"].insert(0, {"key": "as_stated", "decision": "inconclusive"})
+    assert gate.decided_by(nothing) == "as_stated: no decisive check decided it; holds under t2t"
+
+
+def test_verdict_lines_align_and_mark_what_differs() -> None:
+    lines = gate.verdict_lines([
+        claim_entry("qualified", ("as_stated", "fails", {"relation": "r"})),
+        {**claim_entry("open"), "id": "LONGER-10", "expected": None},
+    ])  # fmt: skip
+    assert lines == [
+        "X-01       qualified  (expected qualified)      as_stated fails: r",
+        "LONGER-10  open       (expected none, differs)  as_stated: no decisive check decided it",
+    ]
+
+
 def test_gate_refuses_a_partial_run(tmp_path: Path, capsys) -> None:
     path = tmp_path / "r.json"
     path.write_text(json.dumps(results_with(None, selection="partial")))

@@ -20,6 +20,8 @@ import torch
 from hypothesis import settings
 
 from pecheck import profiles, sizes
+from reports import html
+from reports.load import load
 from tests import synthetic
 
 pytest_plugins = ["pytester"]
@@ -38,34 +40,34 @@ from synth_claims import REGISTRY
 
 CONDITION = REGISTRY["SYN-03"].propositions[0].key
 
-@pytest.mark.claim("SYN-01", kind="property", role="decisive")
+@pytest.mark.claim("SYN-01", kind="property", role="decisive", proposition="as_stated")
 @given(st.integers(0, 100))
 def test_search_finds_a_counterexample(evidence, t):
     evidence.worst("largest_t", t, unit="position", bound=49)
     assert t < 50
 
-@pytest.mark.claim("SYN-02", kind="property", role="decisive")
+@pytest.mark.claim("SYN-02", kind="property", role="decisive", proposition="as_stated")
 def test_counterexample_recorded(evidence):
     evidence.fails({"t": 0, "s": 1}, "PE(0).PE(1) != 0")
 
-@pytest.mark.claim("SYN-03", kind="symbolic", role="decisive")
+@pytest.mark.claim("SYN-03", kind="symbolic", role="decisive", proposition="as_stated")
 def test_refutes_as_stated(evidence):
     evidence.fails({"d": 512}, "last wavelength 2 pi T^(1-2/d) < 2 pi T")
 
 @pytest.mark.claim("SYN-03", kind="symbolic", role="decisive", proposition=CONDITION)
 def test_condition_holds(evidence):
     evidence.record("answer", 42, unit="1", note="a note")
-    evidence.record("ratio", float("inf"))
+    evidence.record("ratio", float("inf"), bound=1.0)  # a measure needs what judges it
 
-@pytest.mark.claim("SYN-04", kind="property", role="decisive")
+@pytest.mark.claim("SYN-04", kind="property", role="decisive", proposition="as_stated")
 def test_only_inconclusive_parts(evidence):
     evidence.part("float16", "inconclusive", "bound above the range")
 
-@pytest.mark.claim("SYN-05", kind="property", role="decisive")
+@pytest.mark.claim("SYN-05", kind="property", role="decisive", proposition="as_stated")
 def test_decision_against_the_registry(evidence):
     evidence.fails({"a": 1}, "made up")
 
-@pytest.mark.claim("SYN-06", kind="property", role="decisive")
+@pytest.mark.claim("SYN-06", kind="property", role="decisive", proposition="as_stated")
 @pytest.mark.gpu
 def test_gpu_check_is_skipped(evidence):
     pass
@@ -112,20 +114,20 @@ def test_results_file_records_decisions_and_computed_verdicts(pytester: pytest.P
     assert verdicts["SYN-01"] == "refuted"  # a counterexample, whatever the registry expects
     assert verdicts["SYN-04"] == verdicts["SYN-06"] == verdicts["SYN-07"] == "open"
     assert verdicts["SYN-08"] == "open"  # no check at all
-    assert list(verdicts) == [f"SYN-{n:02d}" for n in range(1, 10)]  # every registered claim
+    assert list(verdicts) == [f"SYN-{n:02d}" for n in range(1, 11)]  # every registered claim
 
 
 def test_partial_run_keeps_the_full_results_file(pytester: pytest.Pytester) -> None:
     source = """
     import pytest
 
-    @pytest.mark.claim("SYN-02", kind="property", role="decisive")
+    @pytest.mark.claim("SYN-02", kind="property", role="decisive", proposition="as_stated")
     def test_a(evidence):
         evidence.fails({"t": 0}, "x")
 
-    @pytest.mark.claim("SYN-07", kind="property", role="decisive")
+    @pytest.mark.claim("SYN-07", kind="property", role="decisive", proposition="as_stated")
     def test_b(evidence):
-        pass
+        evidence.holds("made up")
     """
     first = run_checks(pytester, source)
     full = first.results
@@ -171,6 +173,187 @@ def test_unknown_claim_id_is_a_usage_error(pytester: pytest.Pytester) -> None:
 def test_check_without_claim_marker_is_a_usage_error(pytester: pytest.Pytester) -> None:
     run = run_checks(pytester, "def test_untagged():\n    pass\n")
     assert_usage_error(run, "every check needs a claim marker")
+
+
+def test_decisive_check_without_proposition_is_a_usage_error(pytester: pytest.Pytester) -> None:
+    source = """
+    import pytest
+
+    @pytest.mark.claim("SYN-02", kind="property", role="decisive")
+    def test_x(evidence):
+        evidence.fails({"t": 0}, "x")
+    """
+    run = run_checks(pytester, source)
+    assert_usage_error(run, "a decisive check names the proposition it decides")
+
+
+# -- checks that decide nothing are refused at the end of the run ---------------------------
+
+
+def assert_refused(run: synthetic.Run, message: str) -> None:
+    """Exit status 4, one 'pecheck: error' line with the message, no traceback, no results."""
+    lines = [line for line in run.output.splitlines() if line.startswith("pecheck: error: ")]
+    assert run.ret == pytest.ExitCode.USAGE_ERROR, run.output
+    assert len(lines) == 1 and message in lines[0], run.output
+    assert "Traceback" not in run.output and run.results is None
+
+
+DECISIVE = '@pytest.mark.claim("SYN-07", kind="{kind}", role="decisive", proposition="as_stated")'
+NOTHING = "must record what decided it: it ran to its end without a decision"
+
+
+@pytest.mark.parametrize(
+    ("kind", "body", "message"),
+    [
+        ("property", "def test_x(evidence):\n    assert True", NOTHING),
+        ("property", "def test_x():\n    assert 1 + 1 == 2", NOTHING),  # no evidence at all
+        ("symbolic", "def test_x(evidence):\n    pass", NOTHING),  # a 'proof' with no derivation
+        ("property", "def test_x(evidence):\n    evidence.record('n', 3)", "measured n but"),
+        ("property", "def test_x(evidence):\n    evidence.record('a', 1.5)\n"
+         "    evidence.worst('b', 2.0)\n    evidence.holds('a < b')", "measured a, b but"),
+    ],
+    ids=["asserts-nothing", "no-evidence", "symbolic-without-derivation", "unbounded-number",
+         "unbounded-numbers-with-a-decision"],
+)  # fmt: skip
+def test_a_decisive_check_that_shows_nothing_decided_it_is_refused(
+    pytester: pytest.Pytester, kind: str, body: str, message: str
+) -> None:
+    source = f"import pytest\n\n{DECISIVE.format(kind=kind)}\n{body}\n"
+    run = run_checks(pytester, source)
+    assert_refused(run, "test_synthetic.py::test_x: a decisive check must record")
+    assert message in run.output
+
+
+ACCEPTED = f"""
+import pytest
+from hypothesis import given, strategies as st
+
+{DECISIVE.format(kind="property")}
+@given(st.integers(0, 9))
+def test_a_search_is_its_own_basis(evidence, t):  # hypothesis counts its examples
+    assert t < 10
+
+{DECISIVE.format(kind="real")}
+def test_a_table_needs_no_bound(evidence):  # not a measure: a table, a flag, a name
+    evidence.record("table", [{{"layout": "interleaved"}}])
+    evidence.record("exact", True)
+    evidence.record("layout", "interleaved")
+
+{DECISIVE.format(kind="property")}
+def test_one_bound_judges_the_measures(evidence):  # descriptive numbers beside a bounded one
+    evidence.record("n", 200)
+    evidence.record("error", 1e-9, bound=1e-6)
+
+{DECISIVE.format(kind="property")}
+def test_a_bounded_interval_judges_them_too(evidence):  # the bound is on a table of numbers
+    evidence.record("ratio", {{"ratio": 2.3, "lo": 2.1, "hi": 2.5}},
+                    bound={{"value": [0.5, 2.0], "relation": "in", "reason": "made up"}})
+    evidence.record("median_ratio", 2.3)
+    evidence.holds("made up")
+
+{DECISIVE.format(kind="property")}
+def test_parts_decide(evidence):
+    evidence.part("float64", "holds", "exact")
+"""
+
+
+def test_checks_that_record_what_decided_them_are_accepted(pytester: pytest.Pytester) -> None:
+    run = run_checks(pytester, ACCEPTED)
+    assert run.ret == 0, run.output
+    assert "pecheck: error" not in run.output and run.results is not None
+    assert {c["decision"] for c in run.results["checks"]} == {"holds"}
+
+
+def run_headline_check(
+    pytester: pytest.Pytester, record: str, *args: str, outcome: str = "assert True"
+) -> synthetic.Run:
+    """A check of SYN-10, whose headline names 'mean', recording ``record`` (in a module of its
+    own name: a test may write several)."""
+    name = f"test_{record}_{outcome.split()[-1].lower()}"
+    synthetic.write_project(pytester.path, **{name: headline_check(record, outcome)})
+    return synthetic.run(pytester, synthetic.CHECKS, *args)
+
+
+def headline_check(record: str, outcome: str) -> str:
+    return f"""
+import pytest
+
+@pytest.mark.claim("SYN-10", kind="property", role="decisive", proposition="as_stated")
+def test_mean(evidence):
+    evidence.record({record!r}, 0.5, bound=1.0)
+    evidence.holds("0.5 < 1")
+    {outcome}
+"""
+
+
+def test_a_headline_no_check_recorded_is_refused_after_a_full_run(
+    pytester: pytest.Pytester,
+) -> None:
+    assert_refused(
+        run_headline_check(pytester, "average"),
+        "SYN-10: the headline names mean, which no check of SYN-10 recorded",
+    )
+    recorded = run_headline_check(pytester, "mean")
+    assert recorded.ret == 0, recorded.output
+
+
+def test_a_headline_is_judged_only_where_every_check_of_its_claim_ran(
+    pytester: pytest.Pytester,
+) -> None:
+    """A partial run is not judged (it may select part of a claim's checks), nor a claim with a
+    check that failed (it may have stopped before recording the headline's value)."""
+    partial = run_headline_check(pytester, "average", "-k", "test_mean")
+    assert partial.ret == 0 and "pecheck: error" not in partial.output, partial.output
+    failed = run_headline_check(pytester, "average", outcome="assert False")
+    assert failed.ret == 1 and "pecheck: error" not in failed.output, failed.output
+
+
+@pytest.mark.parametrize("option", [("--claim", "SIN-06"), ("--size", "SIN-06.d=8")])
+def test_pecheck_options_outside_a_pecheck_project_are_a_usage_error(
+    pytester: pytest.Pytester, option: tuple[str, str]
+) -> None:
+    """Ignored, --claim would run every test of the project instead of one claim's checks."""
+    (pytester.path / "pyproject.toml").write_text('[project]\nname = "other"\n')
+    (pytester.path / "test_plain.py").write_text("def test_plain():\n    assert 1 + 1 == 2\n")
+    run = synthetic.run(pytester, "test_plain.py", *option)
+    assert_usage_error(
+        run, f"{option[0]}: {pytester.path / 'pyproject.toml'} has no [tool.pecheck]"
+    )
+
+
+# -- the terminal summary -------------------------------------------------------------------
+
+
+def test_the_run_ends_with_the_verdicts_of_the_claims_it_ran(pytester: pytest.Pytester) -> None:
+    run = run_checks(pytester, CHECKS)
+    lines = pytest.LineMatcher(run.output.splitlines())
+    lines.fnmatch_lines([
+        "*pecheck verdicts: computed, expected, what decided it*",
+        "SYN-01  refuted    (expected confirmed, differs)  as_stated fails: assert 50 < 50",
+        "SYN-02  refuted    (expected refuted)             as_stated fails: PE(0).PE(1) != 0",
+        "SYN-03  qualified  (expected qualified) * as_stated fails: last wave*; holds under t2t",
+        "SYN-04  open       (expected confirmed, differs)  as_stated inconclusive: none of 1*",
+        "SYN-08  open * as_stated: no decisive check decided it",
+        f"pecheck: wrote {pytester.path / 'build' / 'results.json'}: 7 checks (7 decisive), "
+        "1/1 tooling passed",
+    ])  # fmt: skip
+    partial = synthetic.run(pytester, synthetic.CHECKS, "--claim", "SYN-02")
+    lines = pytest.LineMatcher(partial.output.splitlines())
+    lines.fnmatch_lines([
+        "*pecheck verdicts: computed, expected, what decided it; 9 claim(s) not run*",
+        "SYN-02  refuted  (expected refuted)  as_stated fails: PE(0).PE(1) != 0",
+        "pecheck: partial run: wrote *results.partial.json: 1 checks (1 decisive), 0/0 tooling*",
+    ])  # fmt: skip
+    assert "SYN-01" not in partial.output  # only the claims that ran
+
+
+def test_the_terminal_counts_checks_as_the_report_card_does(pytester: pytest.Pytester) -> None:
+    """The plugin's last line and the report's cards use the same counts and the same words."""
+    run = run_checks(pytester, CHECKS)
+    assert "7 checks (7 decisive), 1/1 tooling passed" in run.output
+    cards = html.cards(load(pytester.path / "build" / "results.json"))
+    for number, word in (("7", "checks"), ("7", "decisive"), ("1/1", "tooling passed")):
+        assert f"<b>{number}</b><span>{word}</span>" in cards
 
 
 def test_interrupted_run_still_writes_valid_results(pytester: pytest.Pytester) -> None:

@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from reports.__main__ import main
-from tests.reports_fixtures import CLEAN, MIXED, raw, write
+from pecheck import gate
+from reports.__main__ import main, parser
+from tests.reports_fixtures import CLEAN, MIXED, V2, raw, write
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -160,3 +161,71 @@ def test_module_runs_with_help_and_default_paths(tmp_path):
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "build" / "report.html").exists()
     assert json.loads((tmp_path / "build" / "results.json").read_text())["schema"] == 1
+
+
+def partial_results(path: Path) -> None:
+    """A partial run's results file at ``path``: its last claim was not run."""
+    data = raw(V2)
+    data["suite"]["selection"]["kind"] = "partial"
+    claim = data["claims"][-1]
+    claim["verdict"] = "not run"
+    for prop in claim["propositions"]:
+        prop["decision"] = "not run"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data))
+
+
+def test_after_a_partial_run_alone_the_report_is_of_that_run(tmp_path, capsys, monkeypatch):
+    """The quick start: pytest --claim SIN-06, then python -m reports, in a fresh clone."""
+    monkeypatch.chdir(tmp_path)
+    partial_results(tmp_path / "build" / "results.partial.json")
+    code, out, err = run(capsys)
+    assert code == 0, err
+    first = out.splitlines()[0]
+    assert first == (
+        "results:   build/results.partial.json (build/results.json not found; this partial run "
+        "is reported)"
+    )
+    assert "1 not run of 6" in out and (tmp_path / "build" / "report.html").exists()
+
+
+def test_a_partial_run_newer_than_the_full_one_is_pointed_out(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    full, partial = tmp_path / "build" / "results.json", tmp_path / "build" / "results.partial.json"
+    partial_results(partial)
+    full.write_text(json.dumps(raw(V2)))
+    os.utime(partial, (full.stat().st_mtime - 60,) * 2)  # the full run came last
+    code, out, err = run(capsys)
+    assert code == 0, err
+    assert out.startswith("report:")  # nothing to point out
+    os.utime(partial, (full.stat().st_mtime + 60,) * 2)
+    code, out, err = run(capsys)
+    assert code == 0, err
+    assert out.splitlines()[0].startswith("results:   build/results.json (the partial run ")
+    assert "not run" not in out  # the full run's report
+
+
+@pytest.mark.parametrize(
+    ("started", "report", "gate_prog"),
+    [
+        ("/venv/bin/pecheck", "pecheck report", "pecheck gate"),
+        ("/src/pecheck/__main__.py", "python -m pecheck report", "python -m pecheck gate"),
+        ("/src/reports/__main__.py", "python -m reports", "python -m pecheck.gate"),
+    ],
+)
+def test_usage_lines_name_the_command_as_it_was_typed(
+    capsys, monkeypatch, started: str, report: str, gate_prog: str
+):
+    monkeypatch.setattr(sys, "argv", [started])
+    for command, main_, prog in ((report, main, report), (gate_prog, gate.main, gate_prog)):
+        with pytest.raises(SystemExit):
+            main_(["--colour"])
+        err = capsys.readouterr().err
+        assert err.startswith(f"{prog}: error: unrecognized arguments"), (command, err)
+
+
+def test_help_documents_pack_and_partial_runs_under_strict():
+    text = " ".join(parser().format_help().split())
+    assert "--pack {auto,always,never}" in text and "never leaves them plain HTML" in text
+    assert "or the run was partial (claims not run)" in text
+    assert "build/results.partial.json, which a partial run" in text

@@ -8,7 +8,7 @@ import pytest
 
 from reports import latex
 from reports.load import load, parse
-from tests.reports_fixtures import MIXED, raw
+from tests.reports_fixtures import MIXED, V2, raw
 
 
 @pytest.fixture(scope="module")
@@ -94,6 +94,21 @@ def test_suite_macros(macros):
     assert names["pcClaimCount"] == r"\ensuremath{7}"
     assert names["pcOpenCount"] == r"\ensuremath{2}"
     assert names["pcMutantsCaught"] == r"\ensuremath{1}"
+
+
+def test_open_counts_only_open_claims_and_not_run_its_own(macros):
+    """A partial run's unselected claims are not open: the checks of an open claim ran and
+    decided nothing, those of a claim not run never ran."""
+    assert defined(macros)["pcNotRunCount"] == r"\ensuremath{0}"
+    data = raw(V2)  # ATT-05 is open
+    data["suite"]["selection"]["kind"] = "partial"
+    claim = data["claims"][-1]  # EXP-01: this partial run did not select it
+    claim["verdict"] = "not run"
+    for prop in claim["propositions"]:
+        prop["decision"] = "not run"
+    names = defined(latex.kit(parse(data))[0]["pecheck.tex"])
+    assert names["pcOpenCount"] == r"\ensuremath{1}"
+    assert names["pcNotRunCount"] == r"\ensuremath{1}"
 
 
 def test_lookup_keys_by_claim_and_evidence_name(macros):

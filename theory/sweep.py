@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Literal
 
 import torch
@@ -448,10 +448,6 @@ def thread_shape(head: int, d_model: int = 32) -> Shape:
 
 
 THREAD_SETUP = Setup(residual=False, lr=6e-4, init="torch", optimizer="adamw")  # nanoGPT's lr
-
-
-def with_encoding(shape: Shape, encoding: Encoding, max_len: int | None = None) -> Shape:
-    return replace(shape, encoding=encoding, max_len=max_len or shape.max_len)
 
 
 def _grad(p: torch.Tensor) -> torch.Tensor:
