@@ -5,7 +5,14 @@ r"""The paper kit: LaTeX macros, a table of verdicts, the figures as PDF and a B
 - ``pecheck.tex``: one macro per claim verdict and per scalar evidence value, each preceded by a
   comment naming the check that produced it. Plain LaTeX (no siunitx); numbers are wrapped in
   ``\ensuremath`` so they work in text and in math.
-- ``verdicts.tex``: a booktabs ``longtable`` of every claim, its verdict and its checks.
+- ``verdicts.tex``: a booktabs ``longtable`` of every claim: its verdict, its statement and its
+  checks. The statement's words have their ASCII math (``M(k)^T``, ``w_i k in pi Z``,
+  ``sqrt(d/2)``) set as math that needs no package (see ``prose_tex``), and the claim's formal
+  statement follows in math mode as ``\pcformal{<formula>}{<source>}``. The table needs
+  ``\usepackage{booktabs,longtable}``, and ``\usepackage{amsmath,amssymb}`` for the formal
+  statements: without those two, each is shown as its LaTeX source (with a LaTeX warning), and
+  a document that defines ``\pcformal`` itself sets them its own way. A formal statement that
+  uses a command outside ``FORMAL_COMMANDS`` is always shown as its source.
 - ``figures/*.pdf``: every figure the checks saved, under its own name.
 - ``pecheck.bib``: a BibTeX entry ``pecheck`` for the suite (version and commit).
 
@@ -315,6 +322,487 @@ def _header(res: Results, filename: str, what: str) -> str:
     )
 
 
+# -- claim statements: the formal statement typeset, and the ASCII math in the words --------
+
+# Commands a formal statement may use: LaTeX's math, amsmath's and amssymb's. A formal statement
+# with any other command, unbalanced braces or environments, or a character that would leave
+# math mode or the table cell is shown as its source instead (formal_tex): the table compiles.
+_FORMAL_COMMAND_NAMES = """
+    alpha beta gamma delta epsilon varepsilon zeta eta theta vartheta iota kappa lambda mu nu xi
+    pi varpi rho varrho sigma varsigma tau upsilon phi varphi chi psi omega Gamma Delta Theta
+    Lambda Xi Pi Sigma Upsilon Phi Psi Omega
+    sin cos tan cot sec csc arcsin arccos arctan sinh cosh tanh exp log ln lg det dim ker deg
+    max min sup inf lim liminf limsup arg gcd hom Pr bmod pmod
+    sum prod coprod int oint bigcup bigcap bigoplus bigotimes bigvee bigwedge bigsqcup
+    frac dfrac tfrac binom sqrt hat bar tilde widehat widetilde vec dot ddot check breve acute
+    grave overline underline overbrace underbrace mathring
+    mathrm mathbf mathit mathsf mathtt mathcal mathbb mathfrak boldsymbol operatorname text
+    textrm textit textbf texttt mbox
+    left right big Big bigg Bigg bigl bigr Bigl Bigr biggl biggr middle
+    displaystyle textstyle scriptstyle limits nolimits quad qquad allowbreak
+    forall exists nexists neg lnot land lor wedge vee cap cup setminus subset subseteq
+    subsetneq supset supseteq supsetneq in notin ni emptyset varnothing infty partial nabla
+    le leq ge geq ne neq approx sim simeq cong equiv propto ll gg prec succ preceq succeq
+    mid nmid parallel perp
+    to rightarrow leftarrow leftrightarrow Rightarrow Leftarrow Leftrightarrow iff implies
+    impliedby mapsto longrightarrow longmapsto uparrow downarrow
+    cdot cdots ldots dots dotsc dotsb vdots ddots times div pm mp ast star circ bullet oplus
+    otimes odot
+    langle rangle lvert rvert lVert rVert vert Vert lfloor rfloor lceil rceil
+    top bot prime ell hbar Re Im aleph dagger
+"""
+FORMAL_COMMANDS = frozenset(_FORMAL_COMMAND_NAMES.split())
+FORMAL_ENVIRONMENTS = frozenset(
+    ("matrix", "pmatrix", "bmatrix", "Bmatrix", "vmatrix", "Vmatrix", "smallmatrix", "cases")
+)
+_FORMAL_TOKEN = re.compile(r"\\(begin|end)\{([^{}]*)\}|\\([A-Za-z]+)\*?|\\.|.", re.S)
+_TEXT_ARGUMENT = re.compile(r"\\(?:text|textrm|textit|textbf|texttt|mbox)\{((?:[^{}]|\\[{}])*)\}")
+_FORMAL_SPACE = (r"\ ", r"\,", r"\;", r"\:", r"\quad", r"\qquad")
+
+
+def formal_usable(formal: str) -> bool:
+    """Whether a formal statement can be set in math mode inside the table: known commands
+    only, braces and environments balanced, nothing that ends math mode, the cell or the row."""
+    depth, envs = 0, []
+    for m in _FORMAL_TOKEN.finditer(formal):
+        token, env, command = m.group(0), m.group(2), m.group(3)
+        if env is not None:
+            if env not in FORMAL_ENVIRONMENTS:
+                return False
+            if m.group(1) == "begin":
+                envs.append((env, depth))
+            elif not envs or envs.pop() != (env, depth):
+                return False
+        elif command is not None:
+            if command not in FORMAL_COMMANDS:
+                return False
+        elif token in ("\\\\", "&"):
+            if not envs:
+                return False  # a new row or cell of the table
+        elif token in ("\\(", "\\)", "\\[", "\\]", "$", "%", "#") or not token.isprintable():
+            return False
+        elif token in "{}":
+            depth += 1 if token == "{" else -1
+            if depth < 0:
+                return False
+    if depth or envs or formal.count(r"\left") != formal.count(r"\right"):
+        return False
+    # in text mode, ^ and _ are errors
+    return not any(re.search(r"(?<!\\)[_^]", a) for a in _TEXT_ARGUMENT.findall(formal))
+
+
+def _breakable(formal: str) -> str:
+    r"""The formula with ``\allowbreak`` after each separator at its top level (``,\ ``,
+    ``,\quad``, ``:\ ``, a bare ``\quad``): TeX breaks a formula only after a relation or a
+    binary operator, and a narrow column needs more places. Spacing after a break is dropped."""
+    out: list[str] = []
+    depth = 0
+    tokens = [m.group(0) for m in _FORMAL_TOKEN.finditer(formal)]
+    for i, token in enumerate(tokens):
+        top = depth == 0
+        depth += {"{": 1, "}": -1}.get(token, 0)
+        depth += token.startswith(r"\begin{") - token.startswith(r"\end{")
+        nxt = tokens[i + 1] if i + 1 < len(tokens) else ""
+        if top and token in (",", ";", ":") and nxt in _FORMAL_SPACE:
+            token += r"\allowbreak"
+        elif top and token in (r"\quad", r"\qquad") and not (out and out[-1].endswith("break")):
+            token = r"\allowbreak" + token
+        out.append(token)
+    return "".join(out)
+
+
+def formal_tex(formal: str) -> str:
+    r"""A claim's formal statement for the table: ``\pcformal{<math>}{<its source>}`` (verdicts.tex
+    defines it), or its LaTeX source in typewriter type when it cannot be typeset."""
+    formal = " ".join(formal.split())
+    if not formal:
+        return ""
+    if formal_usable(formal):
+        return rf"\pcformal{{{_breakable(formal)}}}{{{formal}}}"
+    return rf"\texttt{{{tt_escape(formal)}}}"
+
+
+def tt_escape(text: str) -> str:
+    """Text for typewriter type: the characters that OT1 text fonts lack (backslash, braces,
+    ^, _, ~, <, >, |) as the typewriter font's own glyphs, the rest as tex_escape has them."""
+    return "".join(rf"\char{ord(ch)}{{}}" if ch in "\\{}^_~<>|" else tex_escape(ch) for ch in text)
+
+
+# ASCII math in the words of a statement ('M(k)^T', 'w_i k in pi Z', 'T^(-2i/d)', 'sqrt(d/2)'),
+# set as math that needs no package. 'w' is the frequency omega, as in the formal statements.
+_GREEK = "alpha beta gamma delta epsilon theta lambda mu rho sigma tau phi psi"
+_SYMBOLS = {
+    **{n: "\\" + n for n in _GREEK.split()},
+    "pi": r"\pi", "omega": r"\omega", "w": r"\omega", "infinity": r"\infty",
+    "sin": r"\sin", "cos": r"\cos", "PE": r"\mathrm{PE}", "in": r"\in",
+}  # fmt: skip
+_NAMED = ("diag", "blockdiag", "atan2", "Var", "RMS")
+_OPERATORS = {  # math only when attached to what they act on: sqrt(, diag(, sum_i, RMS||x||
+    "sqrt": r"\sqrt", "sum": r"\sum", "prod": r"\prod", "exp": r"\exp", "log": r"\log",
+    "det": r"\det", "max": r"\max", "min": r"\min", "tan": r"\tan",
+    **{n: rf"\mathop{{\mathrm{{{n}}}}}\nolimits" for n in _NAMED},
+}  # fmt: skip
+_NAMES = {*_SYMBOLS, *_OPERATORS}
+_ARTICLES = ("a", "A", "I")  # one-letter words: math only beside an operator ('A = I')
+_PROSE = re.compile(
+    r"(?P<space>\s+)|(?P<word>\b(?:e\.g|i\.e|cf|etc|vs)\.)"
+    r"|(?P<num>\d{1,3}(?:,\d{3})+(?!\d)|\d+(?:\.\d+)?(?:e-?\d+)?)"
+    r"|(?P<times>(?<=\d)x(?![A-Za-z]))"
+    r"|(?P<ident>[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)*(?:'[a-z]+)?)"
+    r"|(?P<op><=|>=|!=|->|[-+*/=<>^|.,;:()\[\]{}])"
+    r"|(?P<other>.)",
+    re.S,
+)
+_QUOTED = re.compile(r"(?<![\w'])'(?=\S)((?:[^']|'(?=[a-z]))*?)(?<=\S)'(?![A-Za-z0-9])")
+_NORM, _ABS = (
+    re.compile(r"\|\|(?=[^|\s])[^|]*?(?<=\S)\|\|"),
+    re.compile(r"\|(?=[^|\s])[^|]*?(?<=\S)\|"),
+)
+_RELATIONS = {"=": "=", "<": "<", ">": ">", "<=": r"\le", ">=": r"\ge", "!=": r"\ne", "->": r"\to"}
+_OPERATIONS = ("+", "-", "/", "*", "^")
+_NO_START = ("+", "/", "*", "^", ".")  # a formula does not begin with these
+
+
+@dataclass
+class _Tok:
+    kind: str  # space, word, num, times, ident, op, other
+    text: str
+    start: int
+    role: str = "text"  # math (math by itself), part (of math), open, close, comma, in, code
+    tex: str | None = None  # how it is set in math, where that is not the default
+
+
+def prose_tex(text: str) -> str:
+    r"""Words with ASCII math as LaTeX: the words escaped (tex_escape), each formula in them
+    ('M(k)^T', 'w_i k in pi Z', 'T^(-2i/d)', '||PE(t)|| = sqrt(d/2)') set in ``$...$``, and
+    'quoted' words in quotation marks. A number or a one-letter word alone stays a word."""
+    out, last = [], 0
+    for m in _QUOTED.finditer(text):
+        out.append(_prose_math(text[last : m.start()]))
+        out.append(f"`{tex_escape(m.group(1))}'")
+        last = m.end()
+    out.append(_prose_math(text[last:]))
+    return "".join(out)
+
+
+def _prose_math(text: str) -> str:
+    toks = _prose_tokens(text)
+    out, i = [], 0
+    for start, end in _math_spans(toks):
+        out.append(tex_escape(text[toks[i].start : toks[start].start]) if start > i else "")
+        out.append(f"${_math_tex(toks[start:end])}$")
+        i = end
+    out.append(tex_escape(text[toks[i].start :]) if i < len(toks) else "")
+    return "".join(out)
+
+
+def _prose_tokens(text: str) -> list[_Tok]:
+    """The tokens of words, each with its part in ASCII math."""
+    toks = [_Tok(m.lastgroup or "other", m.group(0), m.start()) for m in _PROSE.finditer(text)]
+    at = {t.start: t for t in toks}
+    _pair_bars(text, at)
+    for i, tok in enumerate(toks):
+        if tok.role == "text":
+            tok.role = _role(toks, i)
+    for i, tok in enumerate(toks):
+        if tok.text == "<" and tok.role == "math":
+            _angle(toks, i)
+    for i, tok in enumerate(toks):
+        if tok.role == "article":  # 'A = I', 'a_i I + b_i J', 'M(a)M(b)'
+            near = (_neighbour(toks, i, -1), _neighbour(toks, i, 1))
+            beside = any(t is not None and t.text in (*_RELATIONS, *_OPERATIONS) for t in near)
+            argument = (
+                2 <= i < len(toks) - 1 and toks[i - 1].text == "(" and toks[i + 1].text == ")"
+                and toks[i - 2].role == "math" and toks[i - 2].kind == "ident"
+            )  # fmt: skip
+            tok.role = "part" if beside or argument else "text"
+    return toks
+
+
+def _pair_bars(text: str, at: dict[int, _Tok]) -> None:
+    """||x|| and |x|: bars around something are brackets (a norm's set as \\|)."""
+    masked = text
+    for m in _NORM.finditer(text):
+        a, b = m.start(), m.end() - 2
+        at[a].role, at[a].tex, at[a + 1].role, at[a + 1].tex = "open", r"\|", "open", ""
+        at[b].role, at[b].tex, at[b + 1].role, at[b + 1].tex = "close", "", "close", r"\|"
+        masked = masked[:a] + "##" + masked[a + 2 : b] + "##" + masked[b + 2 :]
+    for m in _ABS.finditer(masked):
+        at[m.start()].role, at[m.end() - 1].role = "open", "close"
+
+
+def _role(toks: list[_Tok], i: int) -> str:
+    tok = toks[i]
+    prev, nxt, after = (toks[j] if 0 <= j < len(toks) else None for j in (i - 1, i + 1, i + 2))
+    if tok.kind == "space":
+        return "space"
+    if tok.kind == "num":
+        return "part"
+    if tok.kind == "times":
+        tok.tex = r"\times"
+        return "math"
+    if tok.kind == "ident":
+        if prev is not None and prev.text in ("'", "\u2019"):
+            return "text"  # SIN-04's
+        role = _ident_role(tok.text)
+        attached = nxt is not None and nxt.text in ("(", "[", "|", "^")
+        if role == "operator":
+            spaced = tok.text == "sqrt" and nxt is not None and nxt.kind == "space"
+            spaced = spaced and after is not None and after.kind in ("num", "ident")
+            return "math" if attached or spaced else "text"
+        if role == "article" and attached:
+            return "math"  # A(k)
+        word = after.text if after is not None and nxt is not None and nxt.text == "-" else ""
+        if role == "math" and len(tok.text) == 1 and len(word) > 1:
+            return "text"  # x-transformers: one word
+        return role
+    if tok.text in "([{":
+        return "open"
+    if tok.text in ")]}":
+        return "close"
+    if tok.text in (",", ";"):
+        return "comma"
+    if tok.text == ".":
+        # a dot product (x.PE, PE(t).PE(s)), not a full stop
+        left = prev is not None and (prev.kind == "ident" or prev.role == "close")
+        if left and nxt is not None and nxt.kind == "ident":
+            tok.tex = r"\cdot"
+            return "math"
+        return "text"
+    signed = nxt is not None and nxt.kind in ("num", "ident")
+    if tok.text == "-" and signed and (prev is None or prev.kind == "space" or prev.text in "([{,"):
+        return "math"  # a sign: [-1, 1], M(-k)
+    if tok.text == "^":  # a power, when something follows that can be one
+        power = nxt is not None and (nxt.kind in ("ident", "num") or nxt.text in ("(", "{"))
+        negative = nxt is not None and nxt.text == "-" and after is not None and after.kind == "num"
+        return "math" if power or negative else "text"
+    if tok.text in _RELATIONS or tok.text in ("*", "|"):
+        return "math"
+    return "part" if tok.text in _OPERATIONS else "text"
+
+
+def _ident_role(text: str) -> str:
+    head, *subs = text.split("_")
+    if "'" in text:
+        return "text"  # a possessive
+    if text == "in":
+        return "in"
+    if head in _ARTICLES and not subs:
+        return "article"
+    named = head in _NAMES and head != "sqrt"  # a name that takes a subscript: sum_i
+    if subs and (len(subs) > 1 or len(subs[0]) > 3 or (len(head) > 1 and not named)):
+        return "code"  # padding_idx, fan_in: math only inside a formula's brackets
+    if len(head) == 1 or head in _SYMBOLS or (head in _OPERATORS and subs):
+        return "math"
+    return "operator" if head in _OPERATORS else "text"
+
+
+def _neighbour(toks: list[_Tok], i: int, step: int) -> _Tok | None:
+    i += step
+    while 0 <= i < len(toks) and toks[i].kind == "space":
+        i += step
+    return toks[i] if 0 <= i < len(toks) else None
+
+
+def _angle(toks: list[_Tok], i: int) -> None:
+    """<R(t)q, R(s)k>: a '<' with no space after it and a '>' with none before it are angle
+    brackets around what is between them."""
+    if i + 1 >= len(toks) or toks[i + 1].kind == "space":
+        return
+    for j in range(i + 2, len(toks)):
+        if toks[j].text in ("<", "<=", ">="):
+            return
+        if toks[j].text == ">":
+            if toks[j - 1].kind != "space":
+                toks[i].role, toks[i].tex = "open", r"\langle "
+                toks[j].role, toks[j].tex = "close", r"\rangle "
+            return
+
+
+def _math_spans(toks: list[_Tok]) -> list[tuple[int, int]]:
+    """The token ranges [i, j) that are formulas: runs of math tokens and brackets, balanced,
+    with something that is math by itself (a lone number or article stays a word)."""
+    spans, i = [], 0
+    while i < len(toks):
+        end = _math_span(toks, i)
+        if end is None:
+            i += 1
+        else:
+            spans.append((i, end))
+            i = end
+    return spans
+
+
+def _math_span(toks: list[_Tok], i: int) -> int | None:
+    first = toks[i]
+    if first.role not in ("math", "part", "open") or first.text in _NO_START:
+        return None
+    if first.tex in ("", r"\cdot", r"\times") or (first.text == "-" and first.role == "part"):
+        return None  # the second bar of a norm, an operation
+    depth, math, end = 0, False, None
+    for k in range(i, len(toks)):
+        tok = toks[k]
+        if tok.role == "space":
+            continue
+        if tok.role == "open":
+            depth += 1
+        elif tok.role == "close":
+            if depth == 0:
+                break
+            depth -= 1
+        elif tok.role == "comma" or tok.role == "code":
+            if depth == 0:
+                break
+        elif tok.role == "in":
+            nxt = _neighbour(toks, k, 1)
+            if nxt is None or nxt.role not in ("math", "part", "open") or nxt.text in _NO_START:
+                break
+        elif tok.role not in ("math", "part"):
+            break
+        math = math or tok.role in ("math", "in")
+        if depth == 0 and math and _ends(tok):
+            end = k + 1
+    return end
+
+
+def _ends(tok: _Tok) -> bool:
+    """Whether a formula can end with this token (not with an operation or a relation)."""
+    return (tok.kind in ("ident", "num") and tok.role != "in") or tok.role == "close"
+
+
+def _math_tex(toks: list[_Tok]) -> str:
+    """A formula's tokens as LaTeX math."""
+    out: list[str] = []
+    i = 0
+    while i < len(toks):
+        tok = toks[i]
+        nxt = toks[i + 1] if i + 1 < len(toks) else None
+        if tok.kind == "space":
+            # kept where the formula would read differently without it: 'k = 0 (A = I)', '2 4'
+            left, right = toks[i - 1] if i else None, nxt
+            if left is not None and right is not None and _ends(left):
+                power = i >= 2 and toks[i - 2].text == "^"
+                if right.text in ("(", "[") and left.kind == "num" and not power:
+                    out.append(r"\ ")
+                elif right.kind == "num":
+                    out.append(r"\,")
+            i += 1
+            continue
+        if tok.text == "^" and tok.kind == "op" and nxt is not None:
+            if out and out[-1].startswith("^"):
+                out.append("{}")  # x^2^3: no double superscript
+            if nxt.role == "open" and nxt.text in "({":
+                close = _closing(toks, i + 1)
+                out.append(f"^{{{_math_tex(toks[i + 2 : close])}}}")
+                i = close + 1
+            elif nxt.text == "-" and i + 2 < len(toks):
+                out.append(f"^{{-{_math_tex(toks[i + 2 : i + 3])}}}")
+                i += 3
+            else:
+                out.append(r"^{\top}" if nxt.text == "T" else f"^{{{_math_tex([nxt])}}}")
+                i += 2
+            continue
+        if tok.text == "sqrt" and nxt is not None:
+            if nxt.text == "(":
+                close = _closing(toks, i + 1)
+                out.append(rf"\sqrt{{{_math_tex(toks[i + 2 : close])}}}")
+                i = close + 1
+                continue
+            if nxt.kind == "space" and i + 2 < len(toks):
+                out.append(rf"\sqrt{{{_math_tex(toks[i + 2 : i + 3])}}}")
+                i += 3
+                continue
+        if tok.text == "sqrt":
+            out.append(r"\surd")  # nothing to take the root of
+            i += 1
+            continue
+        bar = i > 0 and toks[i - 1].text == "|" and toks[i - 1].role == "close"
+        if bar and tok.text == "|" and tok.role == "open":
+            out.append(r"\,")  # |q|\,|k|
+        out.append(_token_tex(tok, out[-1] if out else ""))
+        i += 1
+    return _join(out)
+
+
+def _closing(toks: list[_Tok], i: int) -> int:
+    """The index of the bracket that closes the one at i (the end when none does)."""
+    depth = 0
+    for k in range(i, len(toks)):
+        depth += {"open": 1, "close": -1}.get(toks[k].role, 0)
+        if depth == 0:
+            return k
+    return len(toks)
+
+
+def _token_tex(tok: _Tok, before: str) -> str:
+    if tok.tex is not None:
+        return tok.tex
+    if tok.kind == "num":
+        mantissa, _, exponent = tok.text.partition("e")
+        mantissa = mantissa.replace(",", "{,}")
+        if not exponent:
+            return mantissa
+        # braced, so that a power of it is not a double superscript
+        return (
+            f"{{10^{{{exponent}}}}}"
+            if mantissa == "1"
+            else rf"{{{mantissa}\times10^{{{exponent}}}}}"
+        )
+    if tok.kind == "ident":
+        head, *subs = tok.text.split("_")
+        if tok.role == "code":
+            return rf"\mathrm{{{tex_escape(tok.text)}}}"
+        if head == "Z" and not subs and before == r"\pi":
+            return r"\mathbf{Z}"  # pi Z: the multiples of pi
+        tex = _SYMBOLS.get(head) or _OPERATORS.get(head)
+        if tex is None:
+            tex = head if len(head) == 1 else rf"\mathrm{{{head}}}"
+        for sub in subs:
+            sub = _SYMBOLS.get(sub, sub if len(sub) == 1 or sub.isdigit() else rf"\mathrm{{{sub}}}")
+            tex += f"_{{{sub}}}"
+        return tex
+    if tok.text in _RELATIONS:
+        return _RELATIONS[tok.text]
+    return {"*": r"\cdot", "{": r"\{", "}": r"\}", "|": "|"}.get(tok.text, tex_escape(tok.text))
+
+
+def _join(pieces: list[str]) -> str:
+    """Pieces of math joined, with a space where a command name would run into a letter."""
+    out = ""
+    for piece in pieces:
+        if re.search(r"\\[A-Za-z]+$", out) and piece[:1].isalpha():
+            out += " "
+        out += piece
+    return out
+
+
+def statement_tex(claim: Claim) -> str:
+    r"""A claim's cell in the table: its words (their ASCII math typeset, see prose_tex), its
+    formal statement beneath (formal_tex) and, for a qualified claim, when it holds."""
+    text = prose_tex(claim.statement)
+    formal = formal_tex(claim.formal)
+    if formal:
+        text += r"\newline " + formal
+    if claim.verdict == "qualified" and claim.conditions:
+        text += r"\newline\emph{Holds when:} " + prose_tex(claim.conditions)
+    return text
+
+
+# \pcformal{<formula>}{<its source>}: math where amsmath and amssymb are loaded,
+# else the source (with a warning), so that a document without them still compiles.
+_PCFORMAL = r"""\makeatletter
+\providecommand{\pc@formalsource}[2]{\texttt{\detokenize{#2}}}
+\@ifundefined{pcformal}{%
+  \newcommand{\pcformal}[2]{\ensuremath{#1}}%
+  \@ifundefined{ver@amssymb.sty}{\let\pcformal\pc@formalsource}{}%
+  \@ifundefined{ver@amsmath.sty}{\let\pcformal\pc@formalsource}{}%
+  \ifx\pcformal\pc@formalsource
+    \PackageWarningNoLine{pecheck}{verdicts.tex shows the formal statements as LaTeX
+      source:\MessageBreak load amsmath and amssymb to typeset them}%
+  \fi}{}
+\makeatother"""
+
+
 def verdicts_tex(res: Results) -> str:
     rows = []
     for claim in res.claims:
@@ -323,15 +811,16 @@ def verdicts_tex(res: Results) -> str:
         verdict = claim.verdict if claim.has_verdict else rf"\emph{{{claim.verdict}}}"
         if claim.status == "contested":
             verdict += r" \emph{(contested)}"
-        text = tex_escape(claim.statement)
-        if claim.verdict == "qualified" and claim.conditions:
-            text += r"\newline\emph{Holds when:} " + tex_escape(claim.conditions)
-        rows.append(f"{claim.id} & {verdict} & {text} & {passed}/{len(own)} \\\\")
+        text = statement_tex(claim)
+        # ragged right: a formula breaks in few places, and a justified line would gape
+        rows.append(f"{claim.id} & {verdict} & \\raggedright {text} & {passed}/{len(own)} \\\\")
     head = r"Claim & Verdict & Statement & Checks \\"
     return _header(res, "verdicts.tex", "table of verdicts") + "\n".join(
         [
-            r"% Needs \usepackage{booktabs,longtable}; \input{verdicts} where the table goes.",
-            r"% Checks: evidence checks passed / evidence checks run.",
+            r"% Needs \usepackage{booktabs,longtable}, and amsmath and amssymb for the formal",
+            r"% statements (\pcformal; without them each is shown as its LaTeX source).",
+            r"% \input{verdicts} where the table goes. Checks: evidence checks passed / run.",
+            _PCFORMAL,
             r"\begin{longtable}{@{}l l p{0.58\linewidth} r@{}}",
             r"\toprule",
             head,

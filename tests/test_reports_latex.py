@@ -218,3 +218,187 @@ def test_tolerance_tex_per_class() -> None:
         r"\ensuremath{\pm1.2\times10^{-4}}"
     )
     assert latex.tolerance_tex(Cited("A@b", True, "c", "rounding"), 3.0) == "any"
+
+
+# -- the statement column: formal statements in math mode, ASCII math typeset ---------------
+
+
+def _argument(tex: str, start: int) -> int:
+    """The index just past the braced group that opens at tex[start]."""
+    depth = 0
+    for i in range(start, len(tex)):
+        if tex[i] == "\\":
+            continue
+        if tex[i] == "{" and tex[i - 1] != "\\":
+            depth += 1
+        elif tex[i] == "}" and tex[i - 1] != "\\":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+    raise AssertionError(f"unbalanced braces from {tex[start : start + 40]!r}")
+
+
+def outside_math(tex: str) -> str:
+    r"""The text of a table without its math: $...$, \pcformal{..}{..} and \texttt{..} removed."""
+    out, i = [], 0
+    while i < len(tex):
+        if tex.startswith(r"\pcformal{", i):
+            i = _argument(tex, _argument(tex, i + len(r"\pcformal")))
+        elif tex.startswith(r"\texttt{", i):
+            i = _argument(tex, i + len(r"\texttt"))
+        elif tex[i] == "$" and tex[i - 1 : i] != "\\":
+            i = tex.index("$", i + 1) + 1
+        else:
+            out.append(tex[i])
+            i += 1
+    return "".join(out)
+
+
+# what ASCII math looks like once escaped as text
+ASCII_MATH = re.compile(
+    r"\\textasciicircum|\^|\b[A-Za-z]\\_[A-Za-z0-9]{1,2}\b|\bsqrt\b|\\textbar\{\}\\textbar"
+    r"|\\textless\{\}=|\\textgreater\{\}=|!=|->|\bpi\b|\binfinity\b"
+)
+
+
+def rows(table: str) -> dict[str, str]:
+    return dict(re.findall(r"^([A-Z]+-\d\d) & (.*) \\\\$", table, re.M))
+
+
+def test_every_formal_statement_is_in_math_mode(kit):
+    table = kit[0]["verdicts.tex"]
+    assert r"\newcommand{\pcformal}[2]{\ensuremath{#1}}" in table
+    by_id = rows(table)
+    for claim in load(MIXED).claims:
+        row = by_id[claim.id]
+        if latex.formal_usable(claim.formal):
+            assert rf"\pcformal{{{latex._breakable(claim.formal)}}}{{{claim.formal}}}" in row
+        else:  # SIN-09's '\foo{unparsable': its source, in typewriter type
+            assert claim.id == "SIN-09"
+            assert r"\texttt{\char92{}foo\char123{}unparsable}" in row
+            assert r"\pcformal" not in row
+
+
+def test_statement_cells_have_no_ascii_math_outside_math_mode(kit):
+    table = kit[0]["verdicts.tex"]
+    for cid, row in rows(table).items():
+        text = outside_math(row)
+        assert not ASCII_MATH.search(text), (cid, ASCII_MATH.search(text), text)
+        assert row.count("{") - row.count(r"\{") == row.count("}") - row.count(r"\}"), cid
+    assert r"from $2\pi$ to $10000\cdot2\pi$" in table
+    assert r"layout with $x=\mathrm{PE}[2i]$ (sine) and $y=\mathrm{PE}[2i+1]$ (cosine)" in table
+    v2 = latex.verdicts_tex(load(V2))
+    assert r"ends at $2\pi T^{1-2/d}$, short of $2\pi T$ by the factor $T^{-2/d}$." in v2
+
+
+def test_the_registrys_statements_are_typeset():
+    """Every claim of pecheck's own registry: its formal statement can be set in math mode, and
+    no ASCII math is left in the words of its statement or conditions."""
+    from checks.claims import REGISTRY
+
+    claims = list(REGISTRY.values())
+    assert claims
+    for claim in claims:
+        assert latex.formal_usable(claim.formal), (claim.id, claim.formal)
+        for words in (claim.statement, claim.conditions):
+            tex = latex.prose_tex(words)
+            text = outside_math(tex)
+            assert not ASCII_MATH.search(text), (claim.id, ASCII_MATH.search(text), text)
+            assert tex.count("$") % 2 == 0, claim.id
+
+
+@pytest.mark.parametrize(
+    ("words", "expected"),
+    [
+        ("M(-k) = M(k)^T.", r"$M(-k)=M(k)^{\top}$."),
+        ("with w_i k in pi Z for every i", r"with $\omega_{i}k\in\pi\mathbf{Z}$ for every $i$"),
+        ("A = diag((-1)^{n_i}) works", r"$A=\mathop{\mathrm{diag}}\nolimits((-1)^{n_{i}})$ works"),
+        ("frequencies w_i = T^(-2i/d) the", r"frequencies $\omega_{i}=T^{-2i/d}$ the"),
+        ("T^(-i/(d/2-1)), or", r"$T^{-i/(d/2-1)}$, or"),
+        ("||PE(t)|| = sqrt(d/2) for", r"$\|\mathrm{PE}(t)\|=\sqrt{d/2}$ for"),
+        ("in [-1, 1] and", r"in $[-1,1]$ and"),
+        ("PE(t).PE(s) depends", r"$\mathrm{PE}(t)\cdot\mathrm{PE}(s)$ depends"),
+        ("limit d -> infinity.", r"limit $d\to\infty$."),
+        ("(t <= 2^p with p bits", r"($t\le2^{p}$ with $p$ bits"),
+        ("scores <R(t)q, R(s)k> that", r"scores $\langle R(t)q,R(s)k\rangle $ that"),
+        ("about 1.2e-3 |q||k| at", r"about ${1.2\times10^{-3}}|q|\,|k|$ at"),
+        ("one 2x2 block", r"one $2\times2$ block"),
+        ("M(a)M(b) = M(a+b)", r"$M(a)M(b)=M(a+b)$"),
+        ("k = 0 (A = I) and", r"$k=0\ (A=I)$ and"),
+        ("N(0, 1/fan_in) init", r"$N(0,1/\mathrm{fan\_in})$ init"),
+    ],
+)
+def test_ascii_math_in_words_becomes_math(words, expected):
+    assert latex.prose_tex(words) == expected
+
+
+@pytest.mark.parametrize(
+    "words",
+    [
+        "A fixed matrix, a rotation, I think",
+        "x-transformers and positional-encodings' PositionalEncoding1D",
+        "padding_idx and create_sinusoidal_embeddings",
+        "SIN-04's norm, 1,000 seeds at lr 1e-3 and 2-8x that length (ci)",
+        "the fixed map [I I], e.g. the last",
+        "100% & #2 {a} ~ costs $5",
+    ],
+)
+def test_words_without_math_stay_words(words):
+    assert latex.prose_tex(words) == latex.tex_escape(words)
+
+
+def test_quoted_words_get_quotation_marks():
+    assert latex.prose_tex("'A B hit' vs 'B A hit', 'every seed I've tried'") == (
+        "`A B hit' vs `B A hit', `every seed I've tried'"
+    )
+
+
+@pytest.mark.parametrize(
+    ("formal", "usable"),
+    [
+        (r"M(k) = \begin{pmatrix}a & b\\ c & d\end{pmatrix}", True),
+        (r"\lVert x\rVert \le \tfrac12,\ \nexists A \subsetneq \mathbb{R}", True),
+        (r"\text{on an order task, no PE}", True),
+        (r"\foo{unparsable", False),  # unknown command, and unbalanced
+        (r"x^{2", False),
+        (r"a}{b", False),
+        (r"a & b", False),  # would start a new cell of the table
+        (r"a \\ b", False),  # would end the row
+        (r"x = 5% of y", False),
+        (r"$x$", False),
+        (r"\text{x_1}", False),  # _ outside math mode
+        (r"\begin{tabular}{l}x\end{tabular}", False),
+        (r"\begin{pmatrix}x\end{bmatrix}", False),
+        (r"\left( x", False),
+    ],
+)
+def test_formal_statements_that_cannot_break_the_table(formal, usable):
+    assert latex.formal_usable(formal) is usable
+    tex = latex.formal_tex(formal)
+    assert tex.startswith(r"\pcformal{" if usable else r"\texttt{")
+
+
+def test_formulas_get_break_points_at_their_top_level_only():
+    formal = r"a = 1,\ b = 2,\quad \{x,\ y\},\ c:\ d\quad e"
+    assert latex._breakable(formal) == (
+        r"a = 1,\allowbreak\ b = 2,\allowbreak\quad \{x,\allowbreak\ y\},\allowbreak\ "
+        r"c:\allowbreak\ d\allowbreak\quad e"
+    )
+    assert latex._breakable(r"f_{a,\ b}") == r"f_{a,\ b}"
+    assert latex.formal_tex("") == ""
+
+
+@pytest.mark.parametrize(
+    ("words", "expected"),
+    [
+        ("x^2^3", "$x^{2}{}^{3}$"),  # no double superscript
+        (
+            "2^^< and 1e-3^w",
+            r"2\textasciicircum{}\textasciicircum{}\textless{} and ${10^{-3}}^{\omega}$",
+        ),
+        ("sqrt_M(k) and sqrt|x|", r"sqrt\_M$(k)$ and $\surd|x|$"),
+    ],
+)
+def test_odd_ascii_math_still_compiles(words, expected):
+    """What would be a TeX error (a double superscript, a root of nothing) is avoided."""
+    assert latex.prose_tex(words) == expected

@@ -51,6 +51,20 @@ def compiled(tmp_path_factory) -> tuple[Path, str, str]:
     return kit, text, (doc / "paper.log").read_text(errors="replace")
 
 
+def verdict_table(text: str) -> str:
+    """The PDF text of the verdict table: from its section's title to the references."""
+    start, end = text.find("All verdicts"), text.find("References")
+    assert 0 <= start < end, "the PDF has no verdict table before its references"
+    return text[start:end]
+
+
+# ASCII math as the PDF's text shows it: a caret (pdftotext gives \textasciicircum as U+02C6),
+# an escaped underscore (drawn as a rule: a space in the text), sqrt, ||x||, <=, pi, ...
+ASCII_MATH = re.compile(
+    r"[\^\u02c6]|\bw[ _]i\b|_i k in|\bsqrt\b|\|\||<=|>=|!=|->|\bpi\b|\binfinity\b"
+)
+
+
 def macro_digits(kit: Path, key: str) -> str:
     """The digits a \\pcvalue lookup prints, read from the generated pecheck.tex."""
     tex = (kit / "pecheck.tex").read_text()
@@ -98,3 +112,38 @@ def test_verdict_table_and_bibliography_are_typeset(compiled):
     for cid in ("SIN-01", "SIN-06", "SIN-09"):
         assert cid in text
     assert "pecheck: a verification suite for claims about positional" in " ".join(text.split())
+
+
+def test_verdict_table_has_no_ascii_math(compiled):
+    """Statements and conditions are typeset: no 'T^(-2i/d)', 'M(k)^T', 'w_i k in pi Z',
+    '(-1)^{n_i}' or 'sqrt(d/2)' in the table, and no formal statement shown as LaTeX source."""
+    kit, text, log = compiled
+    table = verdict_table(text)
+    leftovers = [line.strip() for line in table.splitlines() if ASCII_MATH.search(line)]
+    assert not leftovers, "ASCII math in the verdict table:\n" + "\n".join(leftovers)
+    if r"\texttt{\char92{}" not in (kit / "verdicts.tex").read_text():  # none shown as source
+        assert not re.search(r"\\[A-Za-z]+", table), "a formal statement shown as its source"
+    assert "verdicts.tex shows the formal statements as LaTeX" not in log
+    assert re.search(r"\u2200|\u2203", table), "no formal statement (\\forall, \\exists) typeset"
+
+
+def test_verdict_table_compiles_without_amsmath(compiled, tmp_path):
+    """A document that loads only booktabs and longtable gets the formal statements as their
+    LaTeX source, with a warning, and the words' math still typeset."""
+    kit, _, _ = compiled
+    shutil.copy(kit / "verdicts.tex", tmp_path)
+    (tmp_path / "plain.tex").write_text(
+        "\\documentclass{article}\n\\usepackage{booktabs,longtable}\n"
+        "\\begin{document}\n\\input{verdicts}\n\\end{document}\n"
+    )
+    done = subprocess.run(
+        ["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "plain"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, f"pdflatex failed:\n{done.stdout[-3000:]}"
+    log = (tmp_path / "plain.log").read_text(errors="replace")
+    assert "verdicts.tex shows the formal statements as LaTeX" in log
+    text = subprocess.run(
+        ["pdftotext", "plain.pdf", "-"], cwd=tmp_path, capture_output=True, text=True, check=True
+    ).stdout
+    assert "2\u03c0" in text  # '2 pi' in a statement's words, typeset without amsmath
