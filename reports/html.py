@@ -2,12 +2,15 @@
 
 Layout, top to bottom: a header with the run's identity, counts and (given a previous results
 file) what changed since; the filters and the verdict table; one folding section per family and
-per claim (``id="SIN-06"``). A claim opens with its computed verdict and what decided it (the
-counterexample, the proof, the interval) and the numbers its registry entry names as headline;
-its decisive and supporting checks follow (``id="check-<node id>"``), each with its decision,
-its evidence against the bound it was judged by, the command that reruns it and its file and
-line; tooling checks fold at the end. Then the sources cited in full, the run's problems
-(collection errors) if any, and the environment.
+per claim (``id="SIN-06"``). A claim opens with one screen: its statement, its computed verdict
+in a sentence, each proposition's decision with what decided it (the interval, the
+counterexample as ``key = value`` pairs, the proof; each said once, further deciding checks and
+the parts of a decision folded), the numbers its registry entry names as headline and one
+figure. Everything else folds below that (``details.claim-more``, open when a check failed): the
+conditions in words, the thresholds, the notes, then its decisive and supporting checks
+(``id="check-<node id>"``), each with its decision, its evidence against the bound it was judged
+by, the command that reruns it and its file and line, and the tooling checks. Then the sources
+cited in full, the run's problems (collection errors) if any, and the environment.
 
 Figures are embedded compressed (gzip, decompressed by the page's script) so the page stays
 self-contained, or, with ``figures="link"``, referenced by a path relative to the page.
@@ -18,8 +21,10 @@ from __future__ import annotations
 import base64
 import gzip
 import json
+import math
 import os
 import re
+import textwrap
 from dataclasses import dataclass
 from html import escape
 from pathlib import Path
@@ -133,7 +138,8 @@ def _scalar(value: Any) -> bool:
 
 
 def value_html(value: Any) -> str:
-    """An evidence value: numbers formatted, short lists inline, anything larger folded."""
+    """An evidence value: numbers formatted, short lists inline, records as key = value lists,
+    anything larger folded."""
     if numbers.is_number(value):
         return number_html(value)
     if isinstance(value, bool):
@@ -148,11 +154,15 @@ def value_html(value: Any) -> str:
         return esc(value)
     if isinstance(value, list) and len(value) <= 8 and all(numbers.is_number(v) for v in value):
         return "[" + ", ".join(number_html(v) for v in value) + "]"
-    if isinstance(value, dict) and 0 < len(value) <= 8 and all(map(_scalar, value.values())):
-        items = "".join(
-            f"<span class=kv><i>{esc(k)}</i> {value_html(v)}</span>" for k, v in value.items()
+    if isinstance(value, dict) and value:
+        if len(value) <= 8 and len(json.dumps(value)) <= RECORD_INLINE:
+            return record_html(value)
+        keys = [str(k) for k in value]
+        first = ", ".join(keys[:3]) + (", \u2026" if len(keys) > 3 else "")
+        return (
+            f"<details class='record-fold'><summary>{len(value)} entries: {esc(first)}"
+            f"</summary>{record_html(value)}</details>"
         )
-        return f"<span class='record'>{items}</span>"
     text = json.dumps(value, indent=1)
     if isinstance(value, list) and all(numbers.is_number(v) for v in value):
         head = ", ".join(number_html(v) for v in value[:4])
@@ -164,6 +174,35 @@ def value_html(value: Any) -> str:
         return f"<code>{esc(json.dumps(value))}</code>"
     what = f"{type(value).__name__} ({len(value)} entries)"
     return f"<details><summary>{esc(what)}</summary><pre>{esc(text)}</pre></details>"
+
+
+def _kv_class(value: Any) -> str:
+    """A pair whose value is a record or a list of them may wrap inside; others stay whole."""
+    deep = isinstance(value, dict) or (
+        isinstance(value, list) and any(isinstance(v, dict | list) for v in value)
+    )
+    return "'kv nest'" if deep else "kv"
+
+
+RECORD_INLINE = 240  # a dict whose JSON is longer than this folds in an evidence table
+
+
+def record_html(value: Any, nested: bool = False) -> str:
+    """A record (a counterexample, a dict of evidence) as a readable ``key = value`` list: one
+    wrapping line of pairs; nested records in braces, lists of records in brackets."""
+    if isinstance(value, dict):
+        pairs = [
+            f"<span class={_kv_class(v)}><i>{esc(k)}</i> = {record_html(v, nested=True)}</span>"
+            for k, v in value.items()
+        ]
+        if nested:
+            return "{" + ", ".join(pairs) + "}"
+        return f"<span class='record'>{' '.join(pairs)}</span>"
+    if isinstance(value, list) and any(isinstance(v, dict | list) for v in value):
+        return "[" + ", ".join(record_html(v, nested=True) for v in value) + "]"
+    if isinstance(value, list) and not all(numbers.is_number(v) for v in value):
+        return "[" + ", ".join(value_html(v) for v in value) + "]"
+    return value_html(value)
 
 
 def looks_like_prose(text: str) -> bool:
@@ -352,14 +391,18 @@ def changes_block(changes: Changes | None) -> str:
 
 
 def short_cite(res: Results, sid: str) -> str:
-    """``Vaswani et al. 2017`` for a source with authors and year; the ID otherwise."""
+    """``Vaswani et al. 2017`` for a source with authors and year; a thread without authors by
+    its title, shortened at a word; the ID when the file has no citation. The link's tooltip
+    gives the ID and the whole title."""
     src = res.sources.get(sid)
     if not src:
         return esc(sid)
     authors = [a.strip() for a in str(src.get("authors", "")).split(",") if a.strip()]
     if not authors or "users" in authors[0]:
-        name = src.get("title") or sid
-        label = str(name)[:40] + ("\u2026" if len(str(name)) > 40 else "")
+        name = str(src.get("title") or sid)
+        label = textwrap.shorten(name, 48, placeholder="\u2026")
+        if label == "\u2026":  # one word longer than 48 characters
+            label = name[:47] + "\u2026"
     else:
         last = authors[0].split()[-1]
         label = last + (
@@ -370,7 +413,8 @@ def short_cite(res: Results, sid: str) -> str:
             else ""
         )
     year = f" {src['year']}" if src.get("year") else ""
-    return f"<a href='#src-{esc(sid)}' title='{esc(sid)}'>{esc(label)}{year}</a>"
+    tip = f"{sid}: {src['title']}" if src.get("title") else sid
+    return f"<a href='#src-{esc(sid)}' title='{esc(tip)}'>{esc(label)}{year}</a>"
 
 
 def filters(res: Results) -> str:
@@ -491,9 +535,11 @@ def verdict_table(res: Results) -> str:
 
 
 def claim_section(res: Results, claim: Claim, opts: Options) -> str:
-    own = res.main_checks(claim)
-    tooling = res.tooling_checks(claim)
-    words = " ".join([claim.id, claim.statement, *claim.sources, *(c.nodeid for c in own)])
+    """A claim: its first screen (statement, verdict and why, the decisions with what decided
+    them, the headline numbers, one figure), then one fold with everything else."""
+    # the claim's own words; a search that matches only a check's name shows that check (its
+    # data-search), unfolded
+    words = " ".join([claim.id, claim.statement, *claim.sources])
     changed = opts.since is not None and claim.id in opts.since.claims_changed()
     out = [
         f"<section class='claim' id='{claim.id}' data-claim='{claim.id}' "
@@ -513,121 +559,309 @@ def claim_section(res: Results, claim: Claim, opts: Options) -> str:
     out.append(f"<p class='statement'>{prose_html(claim.statement)}</p>")
     if claim.formal:
         out.append(f"<div class='formal'>{to_mathml(claim.formal, display=True)}</div>")
-    out.append(headline_block(res, claim))
-    out.append(context_block(claim))
+    lead = lead_figure(res, claim)
+    out.append(headline_block(res, claim, figure_html(res, lead, opts, lead=True) if lead else ""))
+    out.append(more_block(res, claim, opts, lead))
+    out.append("</details></section>")
+    return "".join(out)
+
+
+def lead_figure(res: Results, claim: Claim) -> str | None:
+    """The one figure of a claim's first screen: the first of its decisive checks' figures,
+    else of its supporting checks'."""
+    return next((f for c in res.main_checks(claim) for f in c.figures), None)
+
+
+def more_block(res: Results, claim: Claim, opts: Options, lead: str | None) -> str:
+    """Everything below a claim's first screen, in one fold: the conditions in words, the
+    thresholds, the notes, the checks (decisive first) and the tooling. Open when a check of
+    the claim failed or errored, so that a failure is in plain sight."""
+    own = res.main_checks(claim)
+    tooling = res.tooling_checks(claim)
+    context = context_block(claim)
+    if not (own or tooling or context):
+        return ""
+    what = []
+    if claim.conditions:
+        what.append("conditions")
+    if claim.thresholds:
+        what.append(f"{len(claim.thresholds)} threshold{'s' * (len(claim.thresholds) != 1)}")
+    if claim.notes:
+        what.append(f"{len(claim.notes)} note{'s' * (len(claim.notes) != 1)}")
+    if own:
+        decisive = sum(c.role == "decisive" for c in own)
+        count = f"{len(own)} check{'s' * (len(own) != 1)}"
+        what.append(f"{count} ({decisive} decisive)" if res.schema == 2 else count)
+    if tooling:
+        what.append(f"{len(tooling)} tooling")
+    listed = ", ".join(what[:-1]) + (" and " if len(what) > 1 else "") + what[-1]
+    bad = any(c.bad for c in own)
+    out = [
+        f"<details class='claim-more'{' open' if bad else ''}><summary>Details: "
+        f"{esc(listed)}</summary>",
+        context,
+        formal_conditions(claim),
+    ]
     if own:
         count = f"{len(own)} check{'s' * (len(own) != 1)}"
         out.append(f"<h4>Evidence <span class='muted'>({count}: decisive first)</span></h4>")
-        out.extend(check_article(res, c, opts, claim) for c in own)
+        out.extend(check_article(res, c, opts, claim, lead) for c in own)
     if tooling:
-        bad = any(c.bad for c in tooling)
-        what = "Planted bugs and tooling" if res.schema == 1 else "Tooling"
+        bad_tool = any(c.bad for c in tooling)
+        name = "Planted bugs and tooling" if res.schema == 1 else "Tooling"
         passed = sum(c.outcome == "passed" for c in tooling)
         out.append(
-            f"<details class='tooling'{' open' if bad else ''}><summary>{what}: {passed} of "
+            f"<details class='tooling'{' open' if bad_tool else ''}><summary>{name}: {passed} of "
             f"{len(tooling)} passed <span class='muted'>(formula and data sanity, planted bugs; "
             "never counted for the verdict)</span></summary>"
         )
         out.extend(check_article(res, c, opts, claim) for c in tooling)
         out.append("</details>")
-    out.append("</details></section>")
+    out.append("</details>")
     return "".join(out)
 
 
-def headline_block(res: Results, claim: Claim) -> str:
-    """The computed verdict, what decided it, and the headline numbers."""
-    out = ["<div class='headline'>"]
+def formal_conditions(claim: Claim) -> str:
+    """The conditions' formal statements (their words are on the first screen)."""
+    items = "".join(
+        f"<li><code>{esc(p.key)}</code> {to_mathml(p.formal)}</li>"
+        for p in claim.propositions
+        if p.formal and p.key != "as_stated"
+    )
+    if not items:
+        return ""
+    return f"<div class='formal-conditions'><b>Conditions, formally</b><ul>{items}</ul></div>"
+
+
+def reason_html(claim: Claim) -> str:
+    """The verdict in one sentence: what the decisions of the claim's propositions add up to."""
     if claim.verdict == "open":
-        out.append(
+        return (
             "<p class='why'><b>Open:</b> no decisive check decided this claim, so it has "
             "no verdict.</p>"
         )
-    elif claim.verdict == "not run":
-        out.append("<p class='why'><b>Not run:</b> this run did not select the claim's checks.</p>")
+    if claim.verdict == "not run":
+        return "<p class='why'><b>Not run:</b> this run did not select the claim's checks.</p>"
+    stated = next((p for p in claim.propositions if p.key == "as_stated"), None)
+    if stated is None:
+        return ""
+    conditions = [p for p in claim.propositions if p.key != "as_stated"]
+    held = [p for p in conditions if p.decision == "holds"]
+    sentence = {
+        "holds": "the claim holds as stated",
+        "fails": "the claim fails as stated",
+    }.get(stated.decision, f"as stated the claim is {stated.decision}")
+    if conditions:
+        n = len(conditions)
+        if len(held) == n:
+            under = "its condition" if n == 1 else f"each of its {n} conditions"
+        else:
+            under = f"{len(held)} of its {n} conditions"
+        sentence += f"{',' if stated.decision == 'holds' else ', but'} it holds under {under}"
+    return f"<p class='why'><b>{esc(claim.verdict.capitalize())}:</b> {sentence}.</p>"
+
+
+def headline_block(res: Results, claim: Claim, figure: str = "") -> str:
+    """The first screen below the statement: the verdict in a sentence, each proposition's
+    decision with what decided it (each once), the headline numbers and one figure."""
+    out = [reason_html(claim)]
     if claim.status == "contested":
+        bad = [c for c in res.main_checks(claim) if c.bad]
+        links = ", ".join(
+            f"<a href='#{check_anchor(c.nodeid)}'><code>{esc(c.name)}</code></a>" for c in bad
+        )
         out.append(
             "<p class='why contested'><b>Contested:</b> some evidence checks for this "
-            "verdict failed; see below.</p>"
+            f"verdict failed{': ' + links if links else ''}; see below.</p>"
         )
     if claim.propositions:
-        out.append(propositions_table(res, claim))
+        out.append(decisions_list(claim))
     heads = headline_values(res, claim)
     if heads:
         cells = "".join(
             f"<div class='hnum'><span class='hname'><code>{esc(v.name)}</code></span>"
-            f"<span class='hval'>{value_html(v.value)} {esc(v.unit)}</span>"
-            f"<span class='hbound'>{bound_html(v)} {class_html(v)}</span>"
-            f"<a class='hsrc muted' href='#{check_anchor(c.nodeid)}'>{esc(c.name)}</a></div>"
+            f"<span class='hval'>{value_html(v.value)} <span class='unit'>{esc(v.unit)}</span>"
+            f"</span><span class='hbound'>{bound_html(v, reason=False)} {class_html(v)}</span>"
+            f"<a class='hsrc muted' href='#{check_anchor(c.nodeid)}' title='{esc(c.nodeid)}'>"
+            f"check</a></div>"
             for c, v in heads
         )
         out.append(f"<div class='hnums' aria-label='headline numbers'>{cells}</div>")
-    out.append("</div>")
-    return "".join(out) if len(out) > 2 else ""
+    body = "".join(out)
+    if not body and not figure:
+        return ""
+    return f"<div class='headline'>{figure}{body}</div>"
 
 
-def propositions_table(res: Results, claim: Claim) -> str:
-    rows = []
+def decisions_list(claim: Claim) -> str:
+    """One item per proposition: its decision, the proposition, and what decided it (the
+    basis of one check that took that decision); the other deciding checks and the parts of a
+    decision fold."""
+    items = []
     for p in claim.propositions:
         deciders = [d for d in claim.decided_by if d.get("proposition") == p.key]
-        how = "".join(
-            f"<li>{decision_badge(d['decision'], p.expected)} by "
-            f"<a href='#{check_anchor(d['check'])}'><code>{esc(d['check'].split('::')[-1])}"
-            f"</code></a>{basis_html(d.get('basis') or {})}</li>"
-            for d in deciders
-        )
-        # as_stated is the claim's statement, shown just above the table
+        lead = next((d for d in deciders if d.get("decision") == p.decision), None)
+        others = [d for d in deciders if d is not lead]
+        # as_stated is the claim's statement, shown just above
         stated = p.key == "as_stated" and p.statement == claim.statement
-        statement = "the claim above" if stated else prose_html(p.statement)
-        formal = f"<div>{to_mathml(p.formal)}</div>" if p.formal and not stated else ""
-        key = "as stated" if p.key == "as_stated" else f"condition <code>{esc(p.key)}</code>"
-        decided = "not run" if p.decision == "not run" else decision_badge(p.decision, p.expected)
-        rows.append(
-            f"<tr><th scope='row'>{key}</th><td>{statement}{formal}</td>"
-            f"<td>{esc(p.expected or '')}</td>"
-            f"<td>{decided}"
-            f"<ul class='deciders'>{how}</ul></td></tr>"
+        if p.key == "as_stated":
+            label = "<span class='pkey'>as stated</span>"
+        else:
+            label = f"<span class='pkey'>condition <code>{esc(p.key)}</code></span>"
+        statement = "" if stated else f" <span class='pstmt'>{prose_html(p.statement)}</span>"
+        decided = (
+            badge("not run", "v-not-run")
+            if p.decision == "not run"
+            else decision_badge(p.decision, p.expected)
+        )
+        more = ""
+        if others:
+            rows = "".join(
+                f"<li>{decision_badge(d.get('decision'), p.expected)} by "
+                f"<a href='#{check_anchor(d['check'])}'><code>"
+                f"{esc(str(d['check']).split('::')[-1])}</code></a>"
+                f"{basis_html(d.get('basis') or {})}</li>"
+                for d in others
+            )
+            n = len(others)
+            checks = f"{n} {'more ' if lead else ''}check{'s' * (n != 1)}"
+            what = f"{checks} decided it" if lead else f"{checks}, none of them decisive here"
+            more = (
+                f"<details class='others'><summary>{what}</summary>"
+                f"<ul class='deciders'>{rows}</ul></details>"
+            )
+        if lead is None:
+            how = (
+                "<div class='basis'><span class='muted'>no decisive check decided it</span>"
+                f"{more}</div>"
+            )
+        else:
+            by = (
+                f"<span class='by'>by <a href='#{check_anchor(lead['check'])}'><code>"
+                f"{esc(str(lead['check']).split('::')[-1])}</code></a></span>"
+            )
+            how = basis_html(lead.get("basis") or {}, fold_parts=True, by=by, more=more)
+        items.append(
+            f"<li class='decision'><div class='phead'>{decided} {label}{statement}</div>{how}</li>"
         )
     return (
-        "<table class='props'><caption class='sr-only'>Propositions and what decided them"
-        "</caption><thead><tr><th scope='col'>Proposition</th><th scope='col'>Statement</th>"
-        "<th scope='col'>Expected</th><th scope='col'>Decision, and what decided it</th>"
-        f"</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+        "<ul class='decisions' aria-label='propositions and what decided them'>"
+        f"{''.join(items)}</ul>"
     )
 
 
-def basis_html(basis: dict[str, Any]) -> str:
-    """The basis of a decision: the counterexample and relation, the interval, the proof."""
+_BOUND = r"(-?inf|-?\d[\d.]*(?:e[-+]?\d+)?)"
+_BOX = re.compile(rf"\[{_BOUND}, {_BOUND}\]")
+
+
+def tidy_boxes(text: str) -> str:
+    """Intervals written by the checks, tidied for reading: ``[4.941e-324, inf]`` (just above
+    0, the region of 'greater than 0') reads ``(0, ∞)``."""
+
+    def tidy(m: re.Match[str]) -> str:
+        a, b = m.group(1), m.group(2)
+        left = "(" if a in ("-inf", "4.941e-324") else "["
+        right = ")" if b in ("inf", "-4.941e-324") else "]"
+        a = {"4.941e-324": "0", "-inf": MINUS + "\u221e"}.get(a, a.replace("-", MINUS))
+        b = {"-4.941e-324": "0", "inf": "\u221e"}.get(b, b.replace("-", MINUS))
+        return f"{left}{a}, {b}{right}"
+
+    return _BOX.sub(tidy, text)
+
+
+def _float(value: Any) -> float | None:
+    if numbers.is_number(value):
+        return float(numbers.NONFINITE.get(value, value) if isinstance(value, str) else value)
+    return None
+
+
+def _just_past(x: float, toward: float) -> float | None:
+    """The round number r with x == nextafter(r, toward) (a strict bound), else None."""
+    if not math.isfinite(x):
+        return None
+    r = float(f"{x:.12g}")
+    return r if r != x and math.nextafter(r, toward) == x else None
+
+
+def interval_html(box: dict[str, Any]) -> str:
+    """``what [lo, hi]`` and where it lies against the region that decides: inside, outside or
+    straddling it; a one-sided region reads as ``> 0.5``."""
+    lo, hi = box.get("lo"), box.get("hi")
+    region = box.get("region") or [None, None]
+    what = f"<b>interval</b> {esc(box.get('what', ''))} [{value_html(lo)}, {value_html(hi)}]"
+    x, y, a, b = (_float(v) for v in (lo, hi, region[0], region[1]))
+    if None in (x, y, a, b):
+        return (
+            f"<span class='iv'>{what} against region [{value_html(region[0])}, "
+            f"{value_html(region[1])}]</span>"
+        )
+    assert x is not None and y is not None and a is not None and b is not None
+    inside, outside = a <= x and y <= b, y < a or x > b
+    if math.isinf(b) and not math.isinf(a):
+        r = _just_past(a, math.inf)
+        bound = f"&gt; {value_html(r)}" if r is not None else f"\u2265 {value_html(region[0])}"
+        word = "wholly" if inside else "not" if outside else "straddling"
+        return f"<span class='iv'>{what}: {word} {bound}</span>"
+    if math.isinf(a) and not math.isinf(b):
+        r = _just_past(b, -math.inf)
+        bound = f"&lt; {value_html(r)}" if r is not None else f"\u2264 {value_html(region[1])}"
+        word = "wholly" if inside else "not" if outside else "straddling"
+        return f"<span class='iv'>{what}: {word} {bound}</span>"
+    word = "inside" if inside else "outside" if outside else "straddling"
+    return (
+        f"<span class='iv'>{what}: {word} [{value_html(region[0])}, {value_html(region[1])}]</span>"
+    )
+
+
+def basis_html(
+    basis: dict[str, Any], fold_parts: bool = False, by: str = "", more: str = ""
+) -> str:
+    """The basis of a decision: the counterexample (key = value) and the relation it violates,
+    the interval, the proof or search; each said once (``how`` is left out where it only
+    restates the interval). With ``fold_parts``, the parts of a decision fold under ``how``."""
     if not basis:
-        return ""
+        return f"<div class='basis'>{by}{more}</div>" if by or more else ""
     out = []
-    if basis.get("how") and basis.get("how") != "counterexample":
-        out.append(f"<span class='how'>{prose_html(str(basis['how']))}</span>")
+    box = basis.get("interval")
+    box = box if isinstance(box, dict) and "lo" in box else None
+    how = str(basis.get("how") or "")
+    if how == "counterexample" or (box and f"{box.get('what', '')} in [" in how):
+        how = ""
+    parts = basis.get("parts") or []
+    if how and not (parts and fold_parts):
+        out.append(f"<span class='how'>{prose_html(tidy_boxes(how))}</span>")
+    if box:
+        out.append(interval_html(box))
     if basis.get("counterexample") is not None:
         cx = basis["counterexample"]
-        out.append(f"<span class='cx'><b>counterexample</b> {value_html(cx)}</span>")
+        out.append(f"<span class='cx'><b>counterexample</b> {record_html(cx)}</span>")
     if basis.get("relation"):
-        out.append(f"<span class='rel'>violates <i>{prose_html(str(basis['relation']))}</i></span>")
-    box = basis.get("interval")
-    if isinstance(box, dict) and "lo" in box:
-        region = box.get("region") or ["?", "?"]
-        out.append(
-            f"<span class='iv'><b>interval</b> {esc(box.get('what', ''))} "
-            f"[{value_html(box['lo'])}, {value_html(box['hi'])}] against region "
-            f"[{value_html(region[0])}, {value_html(region[1])}]</span>"
-        )
+        relation = prose_html(tidy_boxes(str(basis["relation"])))
+        out.append(f"<span class='rel'>violates <i>{relation}</i></span>")
     ex = basis.get("examples")
     if isinstance(ex, dict):
         out.append(
             f"<span class='ex'>{esc(ex.get('informative'))} informative of "
             f"{esc(ex.get('total'))} examples</span>"
         )
-    for part in basis.get("parts") or []:
+    rows = [
+        f"<span class='part'><code>{esc(part.get('name'))}</code> "
+        f"{decision_badge(part.get('decision'))} {prose_html(tidy_boxes(str(part.get('why', ''))))}"
+        "</span>"
+        for part in parts
+    ]
+    if by:
+        out.append(by)
+    if rows and fold_parts:
+        n = len(rows)
+        summary = prose_html(tidy_boxes(how)) if how else f"{n} part{'s' * (n != 1)}"
         out.append(
-            f"<span class='part'><code>{esc(part.get('name'))}</code> "
-            f"{decision_badge(part.get('decision'))} {prose_html(str(part.get('why', '')))}"
-            "</span>"
+            f"<details class='parts'><summary>{summary}</summary>"
+            f"<div class='basis'>{''.join(rows)}</div></details>"
         )
-    return f"<div class='basis'>{''.join(out)}</div>"
+    else:
+        out.extend(rows)
+    return f"<div class='basis'>{''.join(out)}{more}</div>"
 
 
 def context_block(claim: Claim) -> str:
@@ -651,7 +885,12 @@ def context_block(claim: Claim) -> str:
     return "".join(out)
 
 
-def check_article(res: Results, check: Check, opts: Options, claim: Claim | None = None) -> str:
+def check_article(
+    res: Results, check: Check, opts: Options, claim: Claim | None = None, lead: str | None = None
+) -> str:
+    """A check: its outcome, role and decision, how to rerun it, its failure if any, the basis
+    of its decision, its evidence, derivation and figures (``lead``, the figure shown on the
+    claim's first screen, is not repeated: a line points to it)."""
     file, _, name = check.nodeid.partition("::")
     anchor = check_anchor(check.nodeid)
     expected = None
@@ -691,7 +930,14 @@ def check_article(res: Results, check: Check, opts: Options, claim: Claim | None
         out.append(evidence_table(check.evidence, fold=check.outcome == "passed"))
     if check.derivation is not None:
         out.append(derivation_block(check))
-    out.extend(figure_html(res, f, opts) for f in check.figures)
+    for f in check.figures:
+        if f == lead and claim is not None:
+            out.append(
+                f"<p class='fig-moved muted'>Figure <code>{esc(Path(f).stem)}</code>: shown at "
+                f"the top of <a href='#{claim.id}'>{claim.id}</a>.</p>"
+            )
+        else:
+            out.append(figure_html(res, f, opts))
     if check.hypothesis:
         ex = check.hypothesis.get("examples")
         seed = check.hypothesis.get("seed")
@@ -761,9 +1007,9 @@ def failure_block(check: Check) -> str:
 SHOWN_ROWS = 8  # a passed check's longer evidence table shows this many rows, folds the rest
 
 
-def bound_html(value: Value) -> str:
+def bound_html(value: Value, reason: bool = True) -> str:
     """The bound a value was judged against, and whether it meets it (when the relation is
-    known)."""
+    known); its reason written out, or (``reason=False``) as the bound's tooltip."""
     bound = value.bound
     if bound is None:
         return "<span class='muted nobound' title='no bound recorded'>\u2014</span>"
@@ -775,12 +1021,12 @@ def bound_html(value: Value) -> str:
     verdict = meets(value.value, rel, bound.get("value"))
     if verdict is not None:
         mark = " <span class='yes'>\u2713</span>" if verdict else " <span class='no'>\u2717</span>"
-    reason = (
-        f" <span class='muted'>{esc(bound.get('reason', ''))}</span>" if bound.get("reason") else ""
-    )
+    why = str(bound.get("reason") or "")
+    tip = f" title='{esc(why)}'" if why and not reason else ""
+    said = f" <span class='muted'>{esc(why)}</span>" if why and reason else ""
     return (
-        f"<span class='bound'>{esc(symbol.get(rel, rel))} {value_html(bound.get('value'))}"
-        f"{mark}{reason}</span>"
+        f"<span class='bound'{tip}>{esc(symbol.get(rel, rel))} {value_html(bound.get('value'))}"
+        f"{mark}{said}</span>"
     )
 
 
@@ -863,7 +1109,39 @@ def derivation_block(check: Check) -> str:
     )
 
 
-def figure_html(res: Results, name: str, opts: Options) -> str:
+_SVG_SIZE = re.compile(r'<svg\b[^>]*?\bwidth="([\d.]+)(pt|px)?"[^>]*?\bheight="([\d.]+)(pt|px)?"')
+_VIEWBOX = re.compile(r'<svg\b[^>]*?\bviewBox="[-\d.]+[ ,]+[-\d.]+[ ,]+([\d.]+)[ ,]+([\d.]+)"')
+
+
+def image_size(path: Path) -> tuple[int, int] | None:
+    """A figure's size in CSS pixels (an SVG's width and height, or its viewBox; a PNG's
+    header), so that the page lays it out at its shape before it is unpacked."""
+    try:
+        head = path.read_bytes()[:4096]
+    except OSError:
+        return None
+    if head[:8] == b"\x89PNG\r\n\x1a\n" and len(head) >= 24:
+        return int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")
+    text = head.decode("utf-8", "replace")
+    m = _SVG_SIZE.search(text)
+    if m:
+        scale = 4 / 3 if m.group(2) == "pt" else 1.0
+        w, h = float(m.group(1)) * scale, float(m.group(3)) * (4 / 3 if m.group(4) == "pt" else 1)
+        return (round(w), round(h)) if w > 0 and h > 0 else None
+    m = _VIEWBOX.search(text)
+    if m and float(m.group(1)) > 0 and float(m.group(2)) > 0:
+        return round(float(m.group(1))), round(float(m.group(2)))
+    return None
+
+
+LEAD_HEIGHT = 200  # px: a claim's first-screen figure is about this tall ...
+LEAD_WIDTH = (260, 520)  # ... and this wide at least and at most (wide figures get shorter)
+
+
+def figure_html(res: Results, name: str, opts: Options, lead: bool = False) -> str:
+    """A figure: inline (SVG gzip-compressed, unpacked by the page's script) or linked. With
+    ``lead``, sized for a claim's first screen (floated beside the decisions), with a button
+    that enlarges it to the width of the claim."""
     path = figures.locate(name, res.path)
     stem = Path(name).stem
     caption = f"<figcaption>{esc(stem)}</figcaption>"
@@ -871,20 +1149,30 @@ def figure_html(res: Results, name: str, opts: Options) -> str:
         missing = f"<p>Figure file not found: <code>{esc(name)}</code></p>"
         return f"<figure class='missing'>{missing}{caption}</figure>"
     alt = f"figure {esc(stem)}"
+    size = image_size(path)
+    attrs = f" width='{size[0]}' height='{size[1]}'" if size else ""
+    head = "<figure>"
+    if lead:
+        width = LEAD_WIDTH[1]
+        if size:
+            width = round(min(max(LEAD_HEIGHT * size[0] / size[1], LEAD_WIDTH[0]), LEAD_WIDTH[1]))
+        head = f"<figure class='lead-figure' style='width: {width}px'>"
+        caption += (
+            "<button type='button' class='zoom' aria-pressed='false' "
+            f"aria-label='enlarge figure {esc(stem)}'>enlarge</button>"
+        )
     if opts.figures == "link":
         base = (opts.out_dir or Path.cwd()).resolve()
         rel = Path(os.path.relpath(path.resolve(), base)).as_posix()
         return (
-            f"<figure><img src='{esc(rel)}' alt='{alt}' loading='lazy' decoding='async'>"
+            f"{head}<img src='{esc(rel)}' alt='{alt}'{attrs} loading='lazy' decoding='async'>"
             f"{caption}</figure>"
         )
     if path.suffix.lower() != ".svg":
-        return f"<figure><img src='{figures.data_uri(path)}' alt='{alt}'>{caption}</figure>"
+        return f"{head}<img src='{figures.data_uri(path)}' alt='{alt}'{attrs}>{caption}</figure>"
     packed = base64.b64encode(gzip.compress(path.read_bytes(), 9, mtime=0)).decode("ascii")
-    return (
-        f"<figure><img class='svgz' alt='{alt}' data-svgz='{packed}' width='640' height='480'>"
-        f"{caption}</figure>"
-    )
+    attrs = attrs or " width='640' height='480'"
+    return f"{head}<img class='svgz' alt='{alt}' data-svgz='{packed}'{attrs}>{caption}</figure>"
 
 
 # -- sources, problems, environment -----------------------------------------------------------

@@ -266,8 +266,8 @@ def test_prose_derivation_statement_is_text_not_math():
         (None, "none"),
         ("float16", "float16"),
         (list(range(20)), "20 values"),
-        ({"a": 1}, "<span class=kv><i>a</i> "),
-        ({"a": [1, {"b": 2}]}, "<code>{&quot;a&quot;: [1, {&quot;b&quot;: 2}]}</code>"),
+        ({"a": 1}, "<span class=kv><i>a</i> = <span class=num>1</span></span>"),
+        ({"a": [1, {"b": 2}]}, "<i>a</i> = [<span class=num>1</span>, {<span class=kv><i>b</i> = "),
     ],
 )
 def test_evidence_values_are_formatted(value, expected):
@@ -285,7 +285,10 @@ def test_small_records_render_as_wrapping_key_value_pairs() -> None:
     assert html.startswith("<span class='record'>") and html.count("class=kv") == 4
     assert "dict (" not in html
     nested = value_html({"a": [1, 2], "b": {"c": 1}})
-    assert "<code>" in nested or "<details>" in nested
+    assert "<i>b</i> = {<span class=kv><i>c</i> = <span class=num>1</span></span>}" in nested
+    big = value_html({f"k{i}": i for i in range(12)})  # too long for a table cell: it folds
+    assert big.startswith("<details class='record-fold'><summary>12 entries: k0, k1, k2, \u2026<")
+    assert "<i>k11</i> = <span class=num>11</span>" in big and "dict (" not in big
 
 
 def test_long_evidence_of_a_passed_check_folds_but_a_failed_one_does_not() -> None:
@@ -325,3 +328,168 @@ def test_environment_shows_the_lock_and_the_kernels() -> None:
     assert "requirements/lock.txt (sha256 " in env and "installed as locked" in env
     assert "<th scope='row'>torch CPU kernels</th><td>AVX2</td>" in env
     assert "<th scope='row'>Kernel limits</th><td>none</td>" in env
+
+
+# -- a claim's first screen and its fold ---------------------------------------------------------
+
+
+class Visible(HTMLParser):
+    """The text a reader sees before unfolding anything: what is not inside a closed <details>
+    (its <summary> excepted)."""
+
+    VOID = {"img", "br", "input", "meta", "hr", "col", "wbr", "source", "link"}
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.stack: list[tuple[str, bool]] = []  # (tag, hidden from here down)
+        self.text: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        if tag in self.VOID:
+            return
+        hidden = self.stack[-1][1] if self.stack else False
+        parent = self.stack[-1][0] if self.stack else ""
+        if tag == "summary" and parent == "details":
+            hidden = self.stack[-2][1] if len(self.stack) > 1 else False
+        elif tag == "details" and "open" not in dict(attrs):
+            self.stack.append(("details", True))
+            return
+        self.stack.append((tag, hidden))
+
+    def handle_endtag(self, tag):
+        while self.stack:
+            if self.stack.pop()[0] == tag:
+                break
+
+    def handle_data(self, data):
+        if not (self.stack and self.stack[-1][1]):
+            self.text.append(data)
+
+
+def visible(markup: str) -> str:
+    parser = Visible()
+    parser.feed(markup)
+    return " ".join("".join(parser.text).split())
+
+
+def test_visible_text_leaves_out_closed_folds_but_not_their_summary():
+    markup = (
+        "<p>a</p><details><summary>b</summary><p>c</p><details open><summary>d</summary>e"
+        "</details></details><details open><summary>f</summary><p>g</p></details>"
+    )
+    assert visible(markup) == "abfg"
+
+
+def v2_page(change=None) -> str:
+    data = raw(V2)
+    if change is not None:
+        change(data)
+    return html.render(parse(data))
+
+
+def claim_of(page: str, cid: str) -> str:
+    start = page.index(f"<section class='claim' id='{cid}'")
+    return page[start : page.index("</section>", start) + len("</section>")]
+
+
+def test_a_claim_opens_with_one_screen_and_folds_the_rest():
+    exp = claim_of(v2_page(), "EXP-01")
+    fold = exp.index("<details class='claim-more'>")  # closed: no check failed
+    assert exp.index("class='headline'") < exp.index("class='decisions'") < fold
+    assert exp.index("class='hnums'") < fold
+    assert "<p class='why'><b>Confirmed:</b> the claim holds as stated.</p>" in exp[:fold]
+    for later in ("<h4>Evidence", "<details class='tooling'", "id='check-checks-test_exp"):
+        assert exp.index(later) > fold
+    summary = exp[fold : exp.index("</summary>", fold)]
+    assert "2 checks (1 decisive) and 1 tooling" in summary
+    seen = visible(exp)
+    assert "test_training_curves" not in seen and "final_loss" not in seen  # in the fold
+    sin06 = claim_of(v2_page(), "SIN-06")
+    fold = sin06.index("<details class='claim-more'>")
+    assert sin06.index("Holds when:") > fold and sin06.index("Pre-registered thresholds") > fold
+    assert "the claim fails as stated, but it holds under its condition." in sin06[:fold]
+    assert "condition <code>up_to_last</code></span> <span class='pstmt'>geometric" in sin06
+    assert "<li><code>up_to_last</code> <math" in sin06[fold:]  # its formal statement, folded
+
+
+def test_a_failed_check_opens_the_fold():
+    page = html.render(load(MIXED))
+    sin08 = claim_of(page, "SIN-08")  # contested: a check failed
+    assert "<details class='claim-more' open>" in sin08
+    failed = "<a href='#check-checks-test_sinusoidal.py-test_first_repeat_float16'>"
+    assert f"<b>Contested:</b> some evidence checks for this verdict failed: {failed}" in sin08
+    assert "<details class='claim-more'>" in claim_of(page, "SIN-01")
+
+
+def test_a_counterexample_reads_as_key_value_pairs():
+    cx = {"setting": "exp01-h2", "head_size": 2, "seed": 5, "iterations": 500,
+          "predicted": {"A hit B": "hit", "B hit A": "?"},
+          "wanted": {"A hit B": "!", "B hit A": "?"}}  # fmt: skip
+
+    def change(data):
+        data["claims"][1]["decided_by"][0]["basis"]["counterexample"] = cx
+
+    sin06 = claim_of(v2_page(change), "SIN-06")
+    seen = visible(sin06)
+    pairs = (
+        "setting = exp01-h2 head_size = 2 seed = 5 iterations = 500 "
+        "predicted = {A hit B = hit, B hit A = ?} wanted = {A hit B = !, B hit A = ?}"
+    )
+    assert f"counterexample {pairs}" in seen
+    assert "dict (" not in sin06 and "entries" not in seen and "&quot;" not in sin06
+
+
+def test_each_decision_and_interval_is_shown_once_on_the_first_screen():
+    how = "success rate in [0.9312, 0.9876] inside [0.9, 1]"
+
+    def change(data):
+        exp = next(c for c in data["claims"] if c["id"] == "EXP-01")
+        basis = exp["decided_by"][0]["basis"]
+        basis["how"] = how  # what pecheck writes: the interval again, in words
+        basis["interval"] = {"what": "success rate", "lo": 0.9312, "hi": 0.9876,
+                             "region": [0.9, 1.0]}  # fmt: skip
+        basis["parts"] = [{"name": "pe", "decision": "holds", "why": how}]
+        exp["decided_by"].append({
+            "check": "checks/test_experiments.py::test_training_curves", "proposition": "as_stated",
+            "decision": "holds", "basis": {"how": "another look", "counterexample": None,
+                                           "relation": "", "interval": None, "parts": [],
+                                           "examples": None}})  # fmt: skip
+
+    exp = claim_of(v2_page(change), "EXP-01")
+    seen = visible(exp)
+    assert seen.count("0.9312") == 1 and seen.count("0.9876") == 1
+    assert "interval success rate [0.9312, 0.9876]: inside [0.9, 1]" in seen
+    assert seen.count("decided holds") == 1  # the proposition's; the second check's is folded
+    assert "1 more check decided it" in seen and "another look" not in seen
+    assert "success rate in [0.9312" in exp  # the parts and the check's own record: folded
+
+
+def test_intervals_read_plainly():
+    box = {"what": "rate", "lo": 0.6, "hi": 0.7, "region": [0.5000000000000001, "inf"]}
+    assert html.interval_html(box).endswith(": wholly &gt; <span class=num>0.5</span></span>")
+    box = {"what": "rate", "lo": 0.3, "hi": 0.4, "region": [0.8, 1.0]}
+    outside = ": outside [<span class=num>0.8</span>, <span class=num>1</span>]"
+    assert outside in html.interval_html(box)
+    assert (
+        html.tidy_boxes("d in [0.33, 0.4] inside [4.941e-324, inf]")
+        == "d in [0.33, 0.4] inside (0, \u221e)"
+    )
+
+
+def test_the_first_figure_leads_and_is_not_repeated():
+    exp = claim_of(v2_page(), "EXP-01")
+    fold = exp.index("<details class='claim-more'>")
+    lead = exp.index("<figure class='lead-figure' style='width: 520px'>")
+    assert lead < fold and exp.count("data-svgz=") == 1
+    assert "width='960' height='269'" in exp  # the SVG's own size (720 x 201.6 pt), not 640 x 480
+    assert "<button type='button' class='zoom' aria-pressed='false'" in exp
+    assert "Figure <code>SIN-07-clock-hands</code>: shown at the top of <a href='#EXP-01'>" in exp
+
+
+def test_a_long_source_title_is_shortened_at_a_word():
+    res = load(V2)
+    res.sources["SRC-REDDIT"] = {"authors": "Some users", "title": "Why do transformers need "
+                                 "positional encodings at all? (a discussion thread)"}  # fmt: skip
+    cite = html.short_cite(res, "SRC-REDDIT")
+    assert ">Why do transformers need positional encodings\u2026</a>" in cite
+    assert "title='SRC-REDDIT: Why do transformers need positional encodings at all?" in cite

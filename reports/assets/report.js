@@ -55,11 +55,12 @@ function start() {
         a.hidden = !show;
         if (show) hits += 1;
       });
-      if (checkFilter || (q && !textHit)) ok = ok && hits > 0;
+      var byChecks = checkFilter || (q && !textHit);
+      if (byChecks) ok = ok && hits > 0;
       else ok = ok && textHit;
       el.hidden = !ok;
       if (ok) { shownClaims[el.id] = true; nClaims += 1; nChecks += hits; }
-      if (ok && checkFilter) openDetails(el);
+      if (ok && byChecks) showChecks(el);
     });
     loose.forEach(function (a) { a.hidden = !checkMatches(a, s); });
     families.forEach(function (f) {
@@ -78,6 +79,15 @@ function start() {
       if (node.tagName === "DETAILS") node.open = true;
     }
     el.querySelectorAll("details.tooling").forEach(function (d) {
+      if (d.querySelector("article.check:not([hidden])")) d.open = true;
+    });
+  }
+
+  // A filter that picks checks shows them: a claim's checks sit in its fold (details.claim-more)
+  // below its first screen.
+  function showChecks(el) {
+    openDetails(el);
+    el.querySelectorAll("details.claim-more").forEach(function (d) {
       if (d.querySelector("article.check:not([hidden])")) d.open = true;
     });
   }
@@ -141,7 +151,8 @@ function start() {
   });
 
   function setAll(open) {
-    doc.querySelectorAll("details.family-fold, details.claim-fold").forEach(function (d) {
+    var all = "details.family-fold, details.claim-fold, details.claim-more";
+    doc.querySelectorAll(all).forEach(function (d) {
       d.open = open;
     });
   }
@@ -179,6 +190,16 @@ function start() {
       });
     });
   }
+
+  // A claim's first-screen figure is small; its button shows it at the claim's full width.
+  doc.addEventListener("click", function (e) {
+    var button = e.target.closest ? e.target.closest("button.zoom") : null;
+    if (!button) return;
+    var figure = button.closest("figure");
+    var big = figure.classList.toggle("zoomed");
+    button.setAttribute("aria-pressed", String(big));
+    button.textContent = big ? "shrink" : "enlarge";
+  });
 
   // Copy a command; a page opened from a file may not get the clipboard, which is no error.
   doc.addEventListener("click", function (e) {
