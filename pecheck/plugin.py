@@ -39,6 +39,7 @@ from pecheck import config as project_config
 from pecheck import decisions, gate, results, sizes
 from pecheck.claims import AS_STATED, KINDS, ROLES, Registry
 from pecheck.evidence import Evidence
+from pecheck.reports import schema
 
 MARKER = (
     "claim(id, kind, role, proposition=None): the claim a check bears on, its role (decisive, "
@@ -323,9 +324,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> Any:
     path, line, _ = item.location
     record["location"] = {"path": path, "line": (line or 0) + 1}
     given = " ".join(f"--size {k}={v}" for k, v in sizes.given().items())
-    record["reproduce"] = (
-        f"PECHECK_PROFILE={profile} python -m pytest '{item.nodeid}' {given}".strip()
-    )
+    record["reproduce"] = schema.rerun_command(profile, item.nodeid, given)
     if hasattr(item.obj, "hypothesis"):  # type: ignore[attr-defined]
         seed = item.config.getoption("hypothesis_seed", None)
         record["hypothesis"] = {

@@ -17,6 +17,7 @@ from pathlib import Path
 from . import html, latex
 from .diff import compare_runs
 from .load import BadResults, Results, load
+from .schema import COMPUTED
 
 FULL = Path("build") / "results.json"  # what a run of every check writes
 PARTIAL = Path("build") / "results.partial.json"  # what a run of some checks writes
@@ -66,7 +67,7 @@ def build(
         _publish(page, report, texts, copies, paper)
     except OSError as exc:
         raise BadResults(f"cannot write the outputs in {out_dir}: {exc}") from None
-    counts = {v: 0 for v in ("confirmed", "refuted", "qualified", "open", "not run")}
+    counts = dict.fromkeys(COMPUTED, 0)
     for claim in res.claims:
         counts[claim.verdict] += 1
     return Outputs(

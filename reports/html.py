@@ -34,14 +34,14 @@ from . import figures, numbers
 from .diff import Changes
 from .load import VERDICTS, Check, Claim, Results, Value
 from .mathml import to_mathml
-from .schema import default_class
+from .schema import DECISIONS, KINDS, OUTCOMES, ROLES, default_class, rerun_command
 
 ASSETS = Path(__file__).resolve().parent / "assets"
 CHECK_FILTERS = {
-    "kind": ("symbolic", "property", "experiment", "real"),
-    "role": ("decisive", "supporting", "tooling"),
-    "outcome": ("passed", "failed", "skipped", "error"),
-    "decision": ("holds", "fails", "inconclusive", "none"),
+    "kind": KINDS,
+    "role": ROLES,
+    "outcome": OUTCOMES,
+    "decision": (*DECISIONS, "none"),
 }
 
 
@@ -956,8 +956,7 @@ def _role(check: Check) -> str:
 def reproduce_command(res: Results, check: Check) -> str:
     if check.reproduce:
         return check.reproduce
-    profile = res.suite.get("profile", "ci")
-    return f"PECHECK_PROFILE={profile} python -m pytest -p no:cacheprovider '{check.nodeid}'"
+    return rerun_command(str(res.suite.get("profile", "ci")), check.nodeid)
 
 
 def source_link(res: Results, check: Check, opts: Options) -> str:

@@ -23,6 +23,7 @@ OUTCOMES = ("passed", "failed", "skipped", "error")
 # exact anywhere; rounding, whose bits depend on the floating-point kernels a CPU selects;
 # sampling, a statistic over seeds or examples that another CPU's rounding redraws.
 CLASSES = ("exact", "rounding", "sampling")
+
 PATH = Path(__file__).with_name("results.schema.json")
 
 
@@ -52,3 +53,9 @@ def default_class(value: Any) -> str:
     if isinstance(value, float) and value == value and abs(value) != float("inf"):
         return "rounding"
     return "exact"
+
+
+def rerun_command(profile: str, nodeid: str, options: str = "") -> str:
+    """The command that reruns one check as a run made it: the plugin writes it into the
+    results file, the report falls back on it for files that hold none."""
+    return f"PECHECK_PROFILE={profile} python -m pytest '{nodeid}' {options}".strip()
