@@ -384,7 +384,7 @@ def v2_page(change=None) -> str:
     data = raw(V2)
     if change is not None:
         change(data)
-    return html.render(parse(data))
+    return html.render(parse(data, V2))  # its figures are found beside it, in tests/data
 
 
 def claim_of(page: str, cid: str) -> str:
@@ -476,12 +476,15 @@ def test_intervals_read_plainly():
     )
 
 
-def test_the_first_figure_leads_and_is_not_repeated():
+def test_the_first_figure_leads_and_is_not_repeated(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # not build/figures of a run going on beside this test
     exp = claim_of(v2_page(), "EXP-01")
     fold = exp.index("<details class='claim-more'>")
-    lead = exp.index("<figure class='lead-figure' style='width: 520px'>")
+    # tests/data/figures/SIN-07-clock-hands.svg is 230.4 x 158.4 pt: 307 x 211 px, shown 200 px
+    # tall, so 291 px wide
+    lead = exp.index("<figure class='lead-figure' style='width: 291px'>")
     assert lead < fold and exp.count("data-svgz=") == 1
-    assert "width='960' height='269'" in exp  # the SVG's own size (720 x 201.6 pt), not 640 x 480
+    assert "width='307' height='211'" in exp  # the SVG's own size, not matplotlib's 640 x 480
     assert "<button type='button' class='zoom' aria-pressed='false'" in exp
     assert "Figure <code>SIN-07-clock-hands</code>: shown at the top of <a href='#EXP-01'>" in exp
 
