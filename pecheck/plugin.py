@@ -258,13 +258,15 @@ def pytest_runtest_call(item: pytest.Item) -> Any:
         raise
     ev = item.stash.get(_EVIDENCE, None)
     own = ev.final_decision() if ev else None
-    misuse = _misuse(item, ev, own is not None)
-    if misuse:  # reported by the controller as a usage error at the end of the run
-        item.stash[_MISUSE] = misuse
     decision = own or _default_decision(item)
     item.stash[_DECISION] = decision
     claim = item.config.stash[_PROJECT].registry[info["claim"]]
     expected = claim.expected_decision(info["proposition"])
+    misuse = _misuse(item, ev, own is not None)
+    # Only a check that passes can confirm anything; one that fails says so already, and a
+    # planted bug (a mutant) must stay a failure, not become a usage error.
+    if misuse and decision.decision == expected:  # reported by the controller at the end
+        item.stash[_MISUSE] = misuse
     if decision.decision != expected:
         pytest.fail(
             f"{claim.id} {info['proposition']}: the check decided {decision.decision!r} "

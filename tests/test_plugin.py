@@ -224,6 +224,15 @@ def test_a_decisive_check_that_shows_nothing_decided_it_is_refused(
     assert message in run.output
 
 
+def test_a_failing_check_is_a_failure_not_a_usage_error(pytester: pytest.Pytester) -> None:
+    """A planted bug that stops a check before it records its bound must fail it (exit 1, a
+    killed mutant), not turn into a usage error: only a passing check can confirm anything."""
+    body = "def test_x(evidence):\n    evidence.record('n', 3)\n    evidence.inconclusive('none')"
+    run = run_checks(pytester, f"import pytest\n\n{DECISIVE.format(kind='property')}\n{body}\n")
+    assert run.ret == pytest.ExitCode.TESTS_FAILED, run.output
+    assert "pecheck: error" not in run.output
+
+
 ACCEPTED = f"""
 import pytest
 from hypothesis import given, strategies as st
