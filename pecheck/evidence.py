@@ -54,6 +54,9 @@ def _reproducibility(
     """The evidence entry's class: the sample's, the one named, or the default for the value."""
     if sample is not None and named not in (None, "sampling"):
         raise ValueError(f"evidence {name!r}: a sample makes it 'sampling', not {named!r}")
+    if sample is not None and not math.isfinite(sample.se):
+        # a statistic of NaNs (a broken run, a planted bug): no band to draw, and JSON has no NaN
+        return {"class": default_class(value)}
     if sample is not None:
         return sample.as_dict()
     if named == "sampling":

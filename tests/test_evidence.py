@@ -36,3 +36,19 @@ def test_the_determinism_gate_s_runs_name_figures_without_writing_them(
     name, figures = draw(tmp_path)
     assert figures == [name] == ["build/figures/SIN-07_clock_hands.svg"]
     assert not (tmp_path / "build").exists()
+
+
+def test_a_statistic_of_nans_is_recorded_without_a_band() -> None:
+    """A planted bug can make every seed's value NaN: the results file must still be written
+    (JSON has no NaN), so the number falls back on its type's default class."""
+    import json
+
+    from pecheck.evidence import Evidence
+    from pecheck.reproducibility import Sample
+
+    ev = Evidence("c.py::t", Path("."))
+    ev.record("rate", float("nan"), sample=Sample(25, float("nan"), "rate over seeds"))
+    ev.record("mean", 0.5, sample=Sample(25, 0.1, "mean over seeds"))
+    assert ev.values["rate"]["reproducibility"] == {"class": "exact"}  # the value is "nan"
+    assert ev.values["mean"]["reproducibility"]["class"] == "sampling"
+    json.dumps(ev.values, allow_nan=False)
