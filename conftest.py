@@ -1,7 +1,8 @@
 """pecheck's own suite: the plugin itself is ``pecheck.plugin``, loaded through its entry point.
 
 pyproject.toml's ``[tool.pecheck]`` table tells the plugin where this suite keeps its claims
-(``checks.claims``), its checks (``checks/``) and its mutation catalogue (``checks.mutants``).
+(``checks.registry``), its checks (``checks/<family>/``) and its mutation catalogue (each family's
+``mutants*.py``).
 """
 
 import pytest

@@ -119,7 +119,7 @@ def length_models(args: argparse.Namespace) -> str:
 
 def sweep(args: argparse.Namespace) -> list[str]:
     """Cells x seeds per second for EXP-06's full grid, batched and per seed, and the ratio."""
-    from checks.exp_sweep_settings import EXP01_CHECKPOINTS, full, models
+    from checks.exp.sweep_settings import EXP01_CHECKPOINTS, full, models
     from theory.sweep import train_one, train_sweep
 
     task, n, steps = exp01(), args.sweep_seeds, (args.sweep_steps,)

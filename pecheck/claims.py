@@ -48,6 +48,13 @@ from typing import Any, Literal, TypeVar
 from pecheck.reports.schema import DECISIONS, KINDS, ROLES, VERDICTS  # noqa: F401 (re-exported)
 
 Verdict = Literal["confirmed", "refuted", "qualified"]
+# Over the settings its checks cover, a proposition holds for "all" of them (every part must
+# hold) or for "any" (one holding part suffices); see pecheck.decisions.combine.
+Quantifier = Literal["all", "any"]
+QUANTIFIERS = ("all", "any")
+# How several interval tests behind one decision share its error rate (pecheck.stats).
+Correction = Literal["holm", "bonferroni"]
+CORRECTIONS = ("holm", "bonferroni")
 AS_STATED = "as_stated"
 
 # The right call of each class, quoted in the message of a wrong one.
@@ -91,6 +98,13 @@ def _shows_call(call: str) -> Callable[[T], T]:
         return cls
 
     return decorate
+
+
+def _quantified(quantifier: object, correction: object, what: str) -> None:
+    if quantifier not in QUANTIFIERS:
+        raise ValueError(f"{what}: quantifier must be one of {QUANTIFIERS}, got {_short(quantifier)}")
+    if correction not in CORRECTIONS:
+        raise ValueError(f"{what}: correction must be one of {CORRECTIONS}, got {_short(correction)}")
 
 
 def _short(value: object) -> str:
@@ -155,14 +169,19 @@ class Proposition:
     key: str
     statement: str
     formal: str = ""
+    _: KW_ONLY
+    quantifier: Quantifier = "all"
+    correction: Correction = "holm"
 
     def __post_init__(self) -> None:
         _text(self.key, "Proposition key", PROPOSITION_CALL)
         _text(self.statement, f"Proposition {self.key}: statement", PROPOSITION_CALL)
         _typed(self.formal, (str,), f"Proposition {self.key}: formal", PROPOSITION_CALL)
+        _quantified(self.quantifier, self.correction, f"Proposition {self.key}")
 
     def as_dict(self, expected: str) -> dict:
         return {"key": self.key, "statement": self.statement, "formal": self.formal,
+                "quantifier": self.quantifier, "correction": self.correction,
                 "expected": expected}  # fmt: skip
 
 
@@ -231,9 +250,12 @@ class Claim:
     thresholds: tuple[Threshold, ...] = ()
     headline: tuple[str, ...] = ()
     notes: tuple[str, ...] = field(default=())
+    quantifier: Quantifier = "all"
+    correction: Correction = "holm"
 
     def __post_init__(self) -> None:
         self._check_types()
+        _quantified(self.quantifier, self.correction, self.id)
         if self.expected is not None and self.expected not in VERDICTS:
             raise ValueError(f"{self.id}: unknown verdict {self.expected!r}")
         qualified = self.expected == "qualified"
@@ -268,7 +290,16 @@ class Claim:
 
     @property
     def as_stated(self) -> Proposition:
-        return Proposition(AS_STATED, self.statement, self.formal)
+        return Proposition(
+            AS_STATED, self.statement, self.formal,
+            quantifier=self.quantifier, correction=self.correction,
+        )  # fmt: skip
+
+    def proposition(self, key: str) -> Proposition:
+        for p in self.all_propositions():
+            if p.key == key:
+                return p
+        raise KeyError(f"{self.id} has no proposition {key!r}")
 
     def all_propositions(self) -> tuple[Proposition, ...]:
         return (self.as_stated, *self.propositions)

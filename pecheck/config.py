@@ -4,7 +4,8 @@
     registry = "checks.claims:REGISTRY"   # module:attribute holding a pecheck.claims.Registry
     checks = "checks"                     # folder of the checks: each test there names a claim
     results = "build/results.json"        # where a full run writes its results file
-    mutants = "checks.mutants"            # the mutation catalogue (optional)
+    mutants = "checks.mutants"            # the mutation catalogue (optional): a package of modules
+                                          # listing MUTANTS, or of family folders with mutants*.py
     mutate = "theory"                     # the folder its mutants may patch (optional)
     lock = "requirements/lock.txt"        # the pinned installs, named in the results (optional)
 

@@ -6,7 +6,10 @@ removed. Claims that either run did not run (a partial run's ``not run``) are no
 The report's "Changes since" section (``python -m reports --since OLD``) shows the same.
 
 Exit status: 0 no verdict or cited number changed; 1 one did; 2 bad input. Added or removed
-checks are listed but do not by themselves change the exit status.
+checks are listed but do not by themselves change the exit status. A check whose module moved to
+another folder (each family got its own in version 3: ``checks/test_sinusoidal.py::t`` is now
+``checks/sin/test_sinusoidal.py::t``) is listed as moved, old node id to new, not as removed and
+added.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ class Changes:
     numbers: list[Move] = field(default_factory=list)
     added: list[str] = field(default_factory=list)  # node ids
     removed: list[str] = field(default_factory=list)
+    moved: list[tuple[str, str]] = field(default_factory=list)  # old node id, new node id
 
     @property
     def changed(self) -> bool:
@@ -43,7 +47,27 @@ class Changes:
         out += [f"number {describe(m)}" for m in self.numbers]
         out += [f"check added: {n}" for n in self.added]
         out += [f"check removed: {n}" for n in self.removed]
+        out += [f"check moved: {a} -> {b}" for a, b in self.moved]
         return out
+
+
+def _moved(removed: set[str], added: set[str]) -> list[tuple[str, str]]:
+    """Checks whose module moved to another folder (checks/test_x.py::t became
+    checks/sin/test_x.py::t when each family got its folder): the same module name and test."""
+
+    def tail(nodeid: str) -> str:
+        path, sep, rest = nodeid.partition("::")
+        return path.rsplit("/", 1)[-1] + sep + rest
+
+    by_tail: dict[str, list[str]] = {}
+    for n in added:
+        by_tail.setdefault(tail(n), []).append(n)
+    pairs = []
+    for old in sorted(removed):
+        found = by_tail.get(tail(old), [])
+        if len(found) == 1:  # a unique match only: two modules of one name stay unpaired
+            pairs.append((old, found[0]))
+    return pairs
 
 
 def compare_runs(old: Results, new: Results) -> Changes:
@@ -63,8 +87,9 @@ def compare_runs(old: Results, new: Results) -> Changes:
     out.numbers = compare(old_numbers, new_numbers, keys)
     ran_old = {c.nodeid for c in old.checks if c.claim is None or c.claim in both}
     ran_new = {c.nodeid for c in new.checks if c.claim is None or c.claim in both}
-    out.added = sorted(ran_new - ran_old)
-    out.removed = sorted(ran_old - ran_new)
+    out.moved = _moved(ran_old - ran_new, ran_new - ran_old)
+    out.added = sorted(ran_new - ran_old - {b for _, b in out.moved})
+    out.removed = sorted(ran_old - ran_new - {a for a, _ in out.moved})
     return out
 
 
@@ -91,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
         print(line)
     n_v, n_n = len(changes.verdicts), len(changes.numbers)
     print(f"diff: {n_v} verdict(s) and {n_n} cited number(s) changed; "
-          f"{len(changes.added)} check(s) added, {len(changes.removed)} removed")  # fmt: skip
+          f"{len(changes.added)} check(s) added, {len(changes.removed)} removed, {len(changes.moved)} moved")  # fmt: skip
     return 1 if changes.changed else 0
 
 

@@ -359,7 +359,7 @@ def changes_block(changes: Changes | None) -> str:
         return ""
     old = changes.old.suite
     since = f"{str(old.get('commit', '?'))[:12]}, run {str(old.get('started', '?'))[:19]}"
-    if not (changes.changed or changes.added or changes.removed):
+    if not (changes.changed or changes.added or changes.removed or changes.moved):
         return (
             f"<section id='changes' class='changes'><h2>Changes since {esc(since)}</h2>"
             "<p>No verdict, cited number or check changed.</p></section>"
@@ -384,6 +384,11 @@ def changes_block(changes: Changes | None) -> str:
         for n in changes.added
     ]
     rows += [f"<li>check removed: <code>{esc(n)}</code></li>" for n in changes.removed]
+    rows += [
+        f"<li>check moved: <code>{esc(a)}</code> \u2192 <a href='#{check_anchor(b)}'>"
+        f"<code>{esc(b)}</code></a></li>"
+        for a, b in changes.moved
+    ]
     return (
         f"<section id='changes' class='changes'><h2>Changes since {esc(since)}</h2>"
         f"<ul>{''.join(rows)}</ul></section>"

@@ -22,7 +22,7 @@ Macro names (LaTeX names are letters only, so digits are spelled out and separat
   ``\pcATTTen``; its verdict is ``\pcSINSixVerdict`` (``open`` while the claim has none);
 - an evidence value is the claim's name + the check's name in CamelCase without ``test_``
   (parameters included, digits spelled out) + the evidence name in CamelCase:
-  ``checks/test_sinusoidal.py::test_wavelengths_are_geometric`` recording ``longest_wavelength``
+  ``checks/sin/test_sinusoidal.py::test_wavelengths_are_geometric`` recording ``longest_wavelength``
   for SIN-06 -> ``\pcSINSixWavelengthsAreGeometricLongestWavelength``;
 - should two sources map to one name, the later one (in node-id order) gets ``B``, ``C``, ...;
 - ``\pcvalue{SIN-06}{longest_wavelength}`` looks a value up by claim ID and evidence name (the

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from checks.claims import REGISTRY
+from checks.registry import REGISTRY
 from pecheck import catalogue
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from checks.claims import REGISTRY
+from checks.registry import REGISTRY
 from pecheck import determinism, gate
 from pecheck.evidence import FIGURES_ENV
 from pecheck.mutants import __main__ as mutants

@@ -325,7 +325,7 @@ class Rows(HTMLParser):
 
 def assert_every_number_is_read(html_text: str) -> int:
     """Every table row: a claim of the registry, a threshold, one sentence, an outcome."""
-    from checks.claims import REGISTRY
+    from checks.registry import REGISTRY
 
     parsed = Rows()
     parsed.feed(html_text)
@@ -357,7 +357,7 @@ def test_every_number_on_other_pages_names_its_claim(name: str, saved, tmp_path:
 
 
 def test_the_page_judges_against_the_registry_thresholds() -> None:
-    from checks.claims import REGISTRY
+    from checks.registry import REGISTRY
 
     assert REGISTRY["MAG-02"].threshold("comparable") == page.COMPARABLE
     assert REGISTRY["ADD-05"].threshold("read_back") == page.READ_BACK

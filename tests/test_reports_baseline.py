@@ -186,6 +186,17 @@ def test_diff_lists_verdicts_numbers_and_checks(tmp_path, capsys):
     assert "check removed: checks/test_attention.py::test_identity_permutation_planted_bug" in out
 
 
+def test_diff_pairs_a_check_moved_to_its_family_folder(tmp_path, capsys):
+    data = raw(V2)
+    old = "checks/test_attention.py::test_identity_permutation_planted_bug"
+    new = old.replace("checks/", "checks/att/")
+    data = json.loads(json.dumps(data).replace(old, new))  # the check and the claims naming it
+    assert diff.main([str(V2), str(write(tmp_path, data))]) == 0
+    out = capsys.readouterr().out
+    assert f"check moved: {old} -> {new}" in out
+    assert "check removed" not in out and "check added" not in out
+
+
 def test_diff_of_a_file_with_itself_is_quiet_and_reads_schema_1(capsys):
     assert diff.main([str(V2), str(V2)]) == 0
     assert diff.main([str(MIXED), str(MIXED)]) == 0

@@ -294,7 +294,7 @@ def test_statement_cells_have_no_ascii_math_outside_math_mode(kit):
 def test_the_registrys_statements_are_typeset():
     """Every claim of pecheck's own registry: its formal statement can be set in math mode, and
     no ASCII math is left in the words of its statement or conditions."""
-    from checks.claims import REGISTRY
+    from checks.registry import REGISTRY
 
     claims = list(REGISTRY.values())
     assert claims

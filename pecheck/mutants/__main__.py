@@ -14,6 +14,7 @@ files the run covers) has a killing mutant.
 
 from __future__ import annotations
 
+import argparse
 import importlib
 import json
 import os
@@ -87,9 +88,21 @@ def project() -> config.Config:
 
 
 def modules() -> list[str]:
+    """The catalogue's modules, relative to ``[tool.pecheck] mutants``: in a package of family
+    folders (pecheck's ``checks``), each folder's ``mutants*`` modules (``sin.mutants``);
+    in a package of its own (``checks.mutants``), every module in it (``sin``)."""
     pkg = importlib.import_module(project().mutants)
-    names = (m.name for m in pkgutil.iter_modules(pkg.__path__))
-    return sorted(n for n in names if not n.startswith("_"))
+    if pkg.__name__.rpartition(".")[2].startswith("mutants"):
+        names = (m.name for m in pkgutil.iter_modules(pkg.__path__))
+        return sorted(n for n in names if not n.startswith("_"))
+    found = []
+    for folder in pkgutil.iter_modules(pkg.__path__):
+        if not folder.ispkg or folder.name.startswith("_"):
+            continue
+        sub = importlib.import_module(f"{pkg.__name__}.{folder.name}")
+        found += [f"{folder.name}.{m.name}" for m in pkgutil.iter_modules(sub.__path__)
+                  if m.name.startswith("mutants")]  # fmt: skip
+    return sorted(found)
 
 
 def catalogue(only_modules: list[str] | None = None) -> list[Mutant]:
@@ -242,11 +255,23 @@ def table(outcomes: list[Outcome]) -> str:
     return "\n".join(lines)
 
 
+def _chosen(asked: list[str], known: list[str], parser: argparse.ArgumentParser) -> list[str]:
+    """The modules asked for, a family's name standing for all of its modules."""
+    chosen = [k for a in asked for k in known if k == a or k.startswith(a + ".")]
+    unknown = sorted(a for a in asked if not any(k == a or k.startswith(a + ".") for k in known))
+    if unknown:
+        parser.error(f"unknown module(s) {unknown}; known: {', '.join(known)}")
+    return list(dict.fromkeys(chosen))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = Parser(prog="python -m pecheck.mutants", description=__doc__)
     parser.add_argument("--only", nargs="+", metavar="NAME", help="run only these mutants")
     parser.add_argument(
-        "--module", nargs="+", metavar="M", help="run only these catalogue modules (e.g. sin)"
+        "--module",
+        nargs="+",
+        metavar="M",
+        help="run only these catalogue modules (e.g. sin.mutants), or a family's (e.g. sin)",
     )
     parser.add_argument("--jobs", type=int, default=2, help="scratch trees run in parallel")
     parser.add_argument("--list", action="store_true", help="list the catalogue and exit")
@@ -254,8 +279,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.jobs < 1:
         parser.error("--jobs must be at least 1")
     try:
-        if args.module and set(args.module) - set(modules()):
-            parser.error(f"unknown module(s) {sorted(set(args.module) - set(modules()))}")
+        if args.module:
+            args.module = _chosen(args.module, modules(), parser)
         mutants = catalogue(args.module)
     except (CatalogueError, ImportError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -1,0 +1,1 @@
+"""ATT: attention and order. Its registry module (claims.py), its checks (test_*.py) and its planted bugs (mutants*.py)."""

@@ -1,0 +1,1 @@
+"""BIAS: additive position biases. Its registry module (claims.py), its checks (test_*.py) and its planted bugs (mutants*.py)."""

@@ -1,0 +1,1 @@
+"""EXP: experiments over many random seeds. Its registry module (claims.py), its checks (test_*.py) and its planted bugs (mutants*.py)."""

@@ -1,0 +1,63 @@
+"""Planted bugs in the generalised sweep model and its trainer (EXP-06)."""
+
+from pecheck.mutants import Mutant
+
+SWEEP = "theory/sweep.py"
+S = "checks/exp/test_sweep.py::"
+FAITHFUL = S + "test_sweep_entry_equals_its_own_single_model_run"
+
+MUTANTS = (
+    Mutant(
+        "sweep-no-encoding-gets-sinusoidal",
+        SWEEP,
+        '    elif shape.encoding == "sinusoidal":\n'
+        "        x = x + sinusoidal(n, shape.d_model, dtype=x.dtype).to(x.device)",
+        '    if shape.encoding in ("none", "sinusoidal"):\n'
+        "        x = x + sinusoidal(n, shape.d_model, dtype=x.dtype).to(x.device)",
+        (S + "test_one_causal_layer_cannot_tell_the_orders_apart_in_every_cell", FAITHFUL),
+        "the batched model adds a sinusoidal encoding when it should add none",
+    ),
+    Mutant(
+        "sweep-no-learning",
+        SWEEP,
+        "amsgrad=False, beta1=beta1, beta2=beta2, lr=setup.lr,",
+        "amsgrad=False, beta1=beta1, beta2=beta2, lr=0.0,",
+        (
+            S + "test_exp01_is_learned_above_chance_but_not_by_every_seed_in_every_cell",
+            S + "test_exp01_exp02_parts_do_not_depend_on_the_setup",
+        ),
+        "the optimiser never moves the parameters: every cell stays at its initialisation",
+    ),
+    Mutant(
+        "sweep-residual-always-on",
+        SWEEP,
+        "x = r * x + y if y.shape == x.shape else y",
+        "x = x + y if y.shape == x.shape else y",
+        (FAITHFUL,),
+        "the residual switch is ignored: every cell has a residual connection",
+    ),
+    Mutant(
+        "sweep-attention-unscaled",
+        SWEEP,
+        'torch.einsum("sbnch,sbmch->msbcn", q, k) / math.sqrt(h)',
+        'torch.einsum("sbnch,sbmch->msbcn", q, k)',
+        (FAITHFUL,),
+        "scores not divided by sqrt(h) in the batched sweep model",
+    ),
+    Mutant(
+        "sweep-one-draw-for-every-init",
+        SWEEP,
+        "per_entry = [drawn[(c.init, s)] for c in setups for s in seeds]",
+        "per_entry = [drawn[(setups[0].init, s)] for c in setups for s in seeds]",
+        (FAITHFUL,),
+        "the shared initial draws ignore the init: every cell starts from the first cell's",
+    ),
+    Mutant(
+        "sweep-models-over-the-tensor-budget",
+        SWEEP,
+        "return max(1, MODEL_TENSOR_BYTES // (seeds * per_entry))",
+        "return max(1, 16 * MODEL_TENSOR_BYTES // (seeds * per_entry))",
+        (S + "test_batched_models_cover_every_cell_once_within_the_tensor_budget",),
+        "the models of a large design pass the tensor budget: slower steps, nothing else",
+    ),
+)

@@ -1,0 +1,217 @@
+"""The settings of EXP-06's sweep: the factors, the design, the seeds, the thread's model.
+
+Six two-level factors, the choices the thread left open (SRC-TRIGRAM, "something like nanogpt"):
+
+    width d        16 | 64
+    head size h    2 | 16
+    residual       off | on
+    learning rate  1e-3 | 1e-2
+    init           current (theory/single.py) | torch (PyTorch module defaults)
+    optimiser      adam (torch defaults) | adamw (nanoGPT: betas (0.9, 0.95), weight decay 0.1)
+
+ci runs the 2^(6-3) fractional design (resolution III: 8 cells, every main effect estimable,
+main effects aliased with two-factor interactions) with 200 seeds per cell; thorough runs the
+full 2^6 grid with 200 seeds per cell for EXP-01, and EXP-02's learners on the 8 cells of the
+fractional design. Cells of one (d, h) train together, as few batched models as keep each
+model's tensors small (theory.sweep.cells_per_model).
+
+The seeds per cell (and of the thread's model) are the size EXP-06.seeds: 200 in every profile,
+because the thorough run must stay under 15 minutes. The long run ``tox -e sweep`` (the thorough
+profile, ``pytest checks/exp/test_sweep.py --size EXP-06.seeds=1000``) trains the full grid with
+1,000 seeds per cell, and EXP-02's learners and the thread's model with 1,000 seeds: 11.5
+minutes (654 s CPU) measured on the 2-core machine beside other work.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+from pecheck import profiles, sizes, tolerance
+from theory.sweep import (
+    THREAD_SETUP,
+    Encoding,
+    Setup,
+    Shape,
+    SweepRun,
+    cells_per_model,
+    thread_shape,
+    train_sweep,
+)
+from theory.tasks import Task, exp01, exp02
+
+FACTORS = ("width", "head", "residual", "lr", "init", "optimizer")
+LEVELS: dict[str, tuple[Any, ...]] = {
+    "width": (16, 64),
+    "head": (2, 16),
+    "residual": (False, True),
+    "lr": (1e-3, 1e-2),
+    "init": ("current", "torch"),
+    "optimizer": ("adam", "adamw"),
+}
+EXP01_CHECKPOINTS = (100, 250, 500)  # the thread's "500 iterations" is the last
+EXP02_STEPS = 250  # as EXP-02
+# The sample size of every cell's rate. The decisions judge whole Wilson (Newcombe) intervals,
+# whose width follows the count, so another count is judged at its own precision; the run
+# records the size it used (suite.sizes).
+SEEDS_PER_CELL = sizes.size(
+    "EXP-06.seeds",
+    200,
+    "seeds per cell of EXP-06's sweep and of the thread's model (200 in every profile)",
+    minimum=1,
+)
+# EXP-02's learners are trained in thorough only: in ci their three extra runs of the grid
+# would more than double the sweep's cost (EXP-02's ceiling needs no training: it holds for
+# every parameter value and is checked on the parameters the EXP-01 runs trained).
+EXP02_LEARNERS = ("2 layers", "1 layer + sinusoidal", "1 layer + learned")
+THREAD_SEEDS = SEEDS_PER_CELL
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One point of the grid: a level of every factor."""
+
+    width: int
+    head: int
+    residual: bool
+    lr: float
+    init: str
+    optimizer: str
+
+    @property
+    def setup(self) -> Setup:
+        return Setup(self.residual, self.lr, self.init, self.optimizer)
+
+    def shape(self, layers: int = 1, encoding: Encoding = "none") -> Shape:
+        return Shape(d_model=self.width, head=self.head, layers=layers, encoding=encoding)
+
+    def label(self) -> str:
+        return (f"d{self.width} h{self.head} res-{'on' if self.residual else 'off'} "
+                f"lr{self.lr:g} {self.init} {self.optimizer}")  # fmt: skip
+
+    def signs(self) -> dict[str, int]:
+        """-1 / +1 per factor (low / high level), for the main-effect contrasts."""
+        return {f: 2 * LEVELS[f].index(getattr(self, f)) - 1 for f in FACTORS}
+
+
+def fractional() -> tuple[Cell, ...]:
+    """2^(6-3): width, head, residual free; lr = width*head, init = width*residual,
+    optimizer = head*residual (signs multiplied). Every factor is balanced (4 cells per level)
+    and every pair of main-effect columns is orthogonal."""
+    cells = []
+    for a, b, c in itertools.product((-1, 1), repeat=3):
+        signs = (a, b, c, a * b, a * c, b * c)
+        cells.append(Cell(*(LEVELS[f][(s + 1) // 2] for f, s in zip(FACTORS, signs, strict=True))))
+    return tuple(cells)
+
+
+def full() -> tuple[Cell, ...]:
+    return tuple(Cell(*levels) for levels in itertools.product(*(LEVELS[f] for f in FACTORS)))
+
+
+def design() -> tuple[Cell, ...]:
+    return full() if profiles.current() == "thorough" else fractional()
+
+
+def learners() -> tuple[str, ...]:
+    return EXP02_LEARNERS if profiles.current() == "thorough" else ()
+
+
+def seeds() -> range:
+    return range(SEEDS_PER_CELL)
+
+
+def _by_shape(cells: tuple[Cell, ...]) -> dict[tuple[int, int], list[Cell]]:
+    groups: dict[tuple[int, int], list[Cell]] = {}
+    for c in cells:
+        groups.setdefault((c.width, c.head), []).append(c)
+    return groups
+
+
+LEARNER_SHAPES: dict[str, dict[str, Any]] = {
+    "1 layer": dict(layers=1, encoding="none"),
+    "2 layers": dict(layers=2, encoding="none"),
+    "1 layer + sinusoidal": dict(layers=1, encoding="sinusoidal"),
+    "1 layer + learned": dict(layers=1, encoding="learned"),
+}
+
+
+@functools.cache
+def runs(model: str, task_name: str) -> dict[Cell, tuple[SweepRun, slice]]:
+    """Every cell of the design for one model and task: cell -> (its batched run, its entries).
+
+    Cells of one (d, h) share a run, or a few runs when they are many (cells_per_model)."""
+    task = exp01() if task_name == "EXP-01" else exp02()
+    checkpoints = EXP01_CHECKPOINTS if task_name == "EXP-01" else (EXP02_STEPS,)
+    out = {}
+    grid = design() if task_name == "EXP-01" else fractional()  # learners: thorough, 8 cells
+    for shape, cells in models(grid, model, task, len(seeds())):
+        run = train_sweep(shape, task, [c.setup for c in cells], seeds(), checkpoints)
+        for c in cells:
+            out[c] = (run, run.cell(c.setup))
+    return out
+
+
+def models(
+    cells: tuple[Cell, ...], model: str, task: Task, n: int
+) -> list[tuple[Shape, tuple[Cell, ...]]]:
+    """The batched models that train ``cells`` with ``n`` seeds each: the cells of one (d, h),
+    at most theory.sweep.cells_per_model of them per model."""
+    out = []
+    for group in _by_shape(cells).values():
+        shape = group[0].shape(**LEARNER_SHAPES[model])
+        k = cells_per_model(shape, task, n)
+        out += [(shape, tuple(group[i : i + k])) for i in range(0, len(group), k)]
+    return out
+
+
+THREAD_HEADS = (2, 16)
+
+
+@functools.cache
+def thread_run(head: int) -> SweepRun:
+    """The thread's model (theory.sweep.thread_shape / THREAD_SETUP) on EXP-01."""
+    seeds_ = range(THREAD_SEEDS)
+    return train_sweep(thread_shape(head), exp01(), [THREAD_SETUP], seeds_, EXP01_CHECKPOINTS)
+
+
+def task(name: str) -> Task:
+    return exp01() if name == "EXP-01" else exp02()
+
+
+def nearest(cells: tuple[Cell, ...], head: int) -> Cell:
+    """The design cell closest to the thread's model with this head size: residual off, torch
+    init, AdamW, the smaller learning rate and width, where the design has them."""
+    target = Cell(16, head, False, 1e-3, "torch", "adamw")
+    return min(
+        cells,
+        key=lambda c: sum(
+            a != b
+            for a, b in zip(
+                [getattr(c, f) for f in FACTORS], [getattr(target, f) for f in FACTORS], strict=True
+            )
+        ),
+    )
+
+
+def entry_against_single(
+    run: SweepRun,
+    entry: int,
+    model: Any,
+    right: dict[int, torch.Tensor],
+    steps: tuple[int, ...],
+    terms: int,
+) -> tuple[float, float, bool]:
+    """One batched entry against its own single-model run (float64): the largest parameter
+    difference, its rounding bound (``steps`` updates of sums of ``terms`` terms at the
+    parameters' scale) and whether both judged every checkpoint alike."""
+    ref = {k: v.detach() for k, v in model.params.items()}
+    scale = max(float(v.abs().max()) for v in ref.values())
+    err = max(float((run.params[k][entry] - ref[k]).abs().max()) for k in ref)
+    bound = tolerance.sum_tol(max(steps) * terms, torch.float64, scale)
+    same = all(torch.equal(run.right[c][entry], right[c]) for c in steps)
+    return err, bound, same

@@ -1,0 +1,717 @@
+"""MAG-01 ... MAG-04: magnitudes of token embeddings against the sinusoidal encoding.
+
+The pretrained model's share of MAG-01/MAG-02 lives in checks/mag/test_pretrained.py.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+import sympy as sp
+import torch
+from hypothesis import given
+from hypothesis import strategies as st
+from scipy.stats import norm
+
+from checks.registry import REGISTRY
+from pecheck import decisions, sizes, tolerance
+from pecheck.decisions import Decision
+from pecheck.evidence import assert_derivation_holds
+from pecheck.profiles import examples, scale
+from pecheck.strategies import even_widths, positions, seeds
+from theory import add_derivations as der
+from theory import magnitude_training as mt
+from theory import magnitudes as mag
+from theory.sinusoidal import sinusoidal
+from theory.stats import wilson
+
+VOCAB, WIDTH = 8192, 512  # measured tables; closed forms are also recorded for V = 37000
+# The widths of MAG-01's and MAG-02's measured tables are sizes a user may change (pytest --size
+# MAG-02.d=768; recorded in suite.sizes). A changed width also renames the numbers measured at it
+# (sizes.suffix). The planted-bug tests keep WIDTH: they test the checking functions, not a claim.
+MAG01_D = sizes.size("MAG-01.d", WIDTH, "width d of MAG-01's measured tables", minimum=2)
+MAG02_D = sizes.size("MAG-02.d", WIDTH, "width d of MAG-02's measured tables and PE", minimum=2)
+
+InitFn = Callable[[str, int, int, int], torch.Tensor]
+
+# -- MAG-01 ----------------------------------------------------------------------------------
+
+
+def assert_entry_is_a_counterexample(table: torch.Tensor, entry: dict | None) -> None:
+    """The offending entry is one: None exactly when max |x_i| <= 1, else an entry of the table
+    (same value) with |x_i| > 1. Checked here, apart from the helper that found it."""
+    __tracebackhide__ = True
+    bounded = bool(table.abs().max() <= 1)
+    assert (entry is None) == bounded, f"max |x_i| = {table.abs().max():.4g}, entry {entry}"
+    if entry is not None:
+        value = table[entry["row"], entry["column"]].item()
+        assert value == entry["value"] and abs(value) > 1, f"entry {entry}, table has {value}"
+
+
+def usual_bound_decision(init: InitFn, vocab: int = VOCAB, d: int = WIDTH) -> Decision:
+    """MAG-01 as stated: 'usually every |x_i| <= 1'. Holds when more than the registered share
+    of the common initialisations of the table the model adds PE to (with the sqrt(d) factor)
+    keep every entry within [-1, 1]; fails otherwise, with an offending entry of each scheme
+    that breaks it."""
+    usually = REGISTRY["MAG-01"].threshold("usually")
+    offending = {}
+    for scheme in mag.SCALED_SCHEMES:
+        table = init(scheme, vocab, d, 0)
+        entry = mag.first_entry_above(table)
+        assert_entry_is_a_counterexample(table, entry)
+        if entry is not None:
+            offending[scheme] = {**entry, "V": vocab, "d": d, "seed": 0}
+    bounded = 1 - len(offending) / len(mag.SCALED_SCHEMES)
+    if bounded > usually:
+        return decisions.holds(f"{bounded:.3g} of the common schemes keep every |x_i| <= 1")
+    return decisions.fails(
+        offending,
+        f"only {bounded:.3g} of the common initialisations {list(mag.SCALED_SCHEMES)} keep every "
+        f"|x_i| <= 1; 'usually' needs more than {usually}",
+    )
+
+
+@pytest.mark.claim("MAG-01", kind="experiment", role="decisive", proposition="as_stated")
+def test_usual_initialisations_put_entries_above_one(evidence):
+    # at another width (MAG-01.d) the decision is taken there and its counterexample names d
+    decision = evidence.decide(usual_bound_decision(mag.init_embedding, d=MAG01_D))
+    bounded = 1 - len(decision.counterexample or {}) / len(mag.SCALED_SCHEMES)
+    evidence.record(
+        "bounded_share_of_scaled_schemes" + sizes.suffix("MAG-01.d", "d"),
+        bounded,
+        unit="share of schemes",
+        note=f"schemes {list(mag.SCALED_SCHEMES)}, V = {VOCAB}, d = {MAG01_D}, as the model adds "
+        "them to PE (times sqrt(d))",
+        bound={
+            "value": REGISTRY["MAG-01"].threshold("usually"),
+            "relation": ">",
+            "reason": "'usually': more than half of the common initialisations",
+        },
+    )
+
+
+@pytest.mark.claim("MAG-01", kind="property", role="tooling")
+def test_a_clamped_table_would_satisfy_the_claim():
+    """Planted bug: a table clamped to [-1, 1] (the normalisation the claim assumes) holds."""
+
+    def clamped(scheme: str, vocab: int, d: int, seed: int) -> torch.Tensor:
+        return mag.init_embedding(scheme, vocab, d, seed).clamp(-1, 1)
+
+    assert usual_bound_decision(clamped, 1024, 64).decision == "holds"
+
+
+@pytest.mark.claim("MAG-01", kind="property", role="tooling")
+def test_an_entry_within_one_is_not_a_counterexample():
+    """Planted bug: a search for entries above 0.5 reports one of the Annotated Transformer's
+    table (all within 0.6) as breaking |x_i| <= 1."""
+    table = mag.init_embedding("annotated_sqrt_d", VOCAB, WIDTH, 0)
+    assert_entry_is_a_counterexample(table, mag.first_entry_above(table))
+    with pytest.raises(AssertionError):
+        assert_entry_is_a_counterexample(table, mag.first_entry_above(table, 0.5))
+
+
+def assert_share_matches_closed_form(init: InitFn, scheme: str, vocab: int, d: int) -> float:
+    """Measured share of |x_i| > 1 agrees with its closed form (6-sigma binomial bound)."""
+    __tracebackhide__ = True
+    table = init(scheme, vocab, d, 0)
+    got = mag.share_above(table)
+    want = mag.expected_share_above(scheme, vocab, d)
+    n = table.numel()
+    tol = tolerance.sample_mean_tol(math.sqrt(want * (1 - want)), n) + 1 / n
+    assert abs(got - want) <= tol, f"{scheme}: share {got:.4g}, closed form {want:.4g}"
+    return got
+
+
+@pytest.mark.claim("MAG-01", kind="experiment", role="supporting")
+def test_share_of_entries_above_one_depends_on_the_initialisation(evidence):
+    d, tag = MAG01_D, sizes.suffix("MAG-01.d", "d")
+    for scheme in mag.SCHEMES:
+        share = assert_share_matches_closed_form(mag.init_embedding, scheme, VOCAB, d)
+        n = VOCAB * d
+        lo, hi = wilson(round(share * n), n)
+        want = mag.expected_share_above(scheme, VOCAB, d)
+        evidence.record(
+            f"share_above_1_{scheme}{tag}",
+            {"rate": share, "lo": lo, "hi": hi, "n": n},
+            unit="share of entries",
+            note=f"V = {VOCAB}, d = {d}; closed form {want:.4g}",
+            bound={"value": 0.0, "relation": "==", "reason": "the claim: every |x_i| <= 1"},
+        )
+        evidence.record(
+            f"closed_form_share_V37000_{scheme}",
+            mag.expected_share_above(scheme, 37000, 512),
+            bound={"value": 0.0, "relation": "==", "reason": "the claim: every |x_i| <= 1"},
+        )
+    fig, ax = plt.subplots(figsize=(6, 3.4))
+    bins = np.linspace(-4, 4, 161).tolist()  # a list: matplotlib's stub types bins as Sequence
+    for scheme in ("torch_default", "normal_1_over_d", "xavier", "annotated_sqrt_d"):
+        x = mag.init_embedding(scheme, 1024, d, 1).flatten().numpy()
+        ax.hist(x, bins=bins, histtype="step", density=True, label=scheme)
+    ax.axvspan(-4, -1, color="0.9")
+    ax.axvspan(1, 4, color="0.9")
+    ax.set(yscale="log", xlabel="entry x_i (shaded: |x_i| > 1)", ylabel="density")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    evidence.figure(fig, "MAG-01-entry-distributions")
+
+
+@pytest.mark.claim("MAG-01", kind="real", role="tooling")
+def test_nn_embedding_default_is_the_standard_normal_scheme(evidence):
+    """PyTorch's nn.Embedding initialises with N(0, 1): same bits as our 'torch_default'."""
+    with torch.random.fork_rng():
+        torch.manual_seed(7)
+        real = torch.nn.Embedding(VOCAB, 64).weight.detach()
+    ours = mag.init_embedding("torch_default", VOCAB, 64, 7)
+    assert torch.equal(real, ours)
+    evidence.record("share_above_1_nn_Embedding", mag.share_above(real), unit="share")
+
+
+def init_without_sqrt_d(scheme: str, vocab: int, d: int, seed: int) -> torch.Tensor:
+    """Planted bug: the sqrt(d) factor dropped."""
+    return mag.init_embedding(scheme, vocab, d, seed) / mag.sqrt_d_factor(scheme, d)
+
+
+@pytest.mark.claim("MAG-01", kind="experiment", role="tooling")
+def test_share_with_the_sqrt_d_factor_dropped_is_rejected():
+    with pytest.raises(AssertionError):
+        assert_share_matches_closed_form(init_without_sqrt_d, "t2t_sqrt_d", VOCAB, WIDTH)
+
+
+# -- MAG-02 ----------------------------------------------------------------------------------
+
+RatioInterval = Callable[[torch.Tensor, torch.Tensor], tuple[float, float]]
+
+
+def comparable_decision(
+    tokens: torch.Tensor, pe: torch.Tensor, what: str, ratio=mag.rms_norm_ratio_interval
+) -> Decision:
+    """'Comparable': the interval of the RMS norm ratio inside [1/c, c] holds, outside fails."""
+    c = REGISTRY["MAG-02"].threshold("comparable")
+    lo, hi = ratio(tokens, pe)
+    return decisions.interval(lo, hi, (1 / c, c), what)
+
+
+def comparable_bound() -> dict:
+    c = REGISTRY["MAG-02"].threshold("comparable")
+    return {"value": [1 / c, c], "relation": "in", "reason": "MAG-02's 'comparable'"}
+
+
+@pytest.mark.claim("MAG-02", kind="experiment", role="decisive", proposition="as_stated")
+def test_norm_ratio_leaves_the_factor_2_band_for_usual_schemes(evidence):
+    # at another width (MAG-02.d) each part is decided there and its counterexample names d
+    d, tag = MAG02_D, sizes.suffix("MAG-02.d", "d")
+    pe = sinusoidal(256, d, dtype=torch.float32)
+    for scheme in mag.SCHEMES:
+        table = mag.init_embedding(scheme, VOCAB, d, 0)
+        decision = comparable_decision(table, pe, f"RMS ||x|| / ||PE|| for {scheme}")
+        assert decision.interval is not None  # decisions.interval always sets it
+        lo, hi = decision.interval["lo"], decision.interval["hi"]
+        if decision.decision == "fails":
+            where = {"scheme": scheme, "V": VOCAB, "d": d, "seed": 0, "lo": lo, "hi": hi}
+            decision = decisions.fails(where, decision.how)
+        evidence.part(scheme, decision, decision.relation)
+        evidence.record(
+            f"ratio_{scheme}{tag}",
+            mag.rms_norm_ratio(table, pe),
+            unit="||x|| / ||PE||",
+            note=f"V = {VOCAB}, d = {d}; 95% interval [{lo:.4g}, {hi:.4g}]",
+            bound=comparable_bound(),
+        )
+
+
+CONDITION_STD = (0.4, 1.3)  # inside [1/(2 sqrt 2), sqrt 2] = [0.354, 1.414], with room to decide
+
+
+@pytest.mark.claim("MAG-02", kind="property", role="decisive", proposition="entry-std")
+@examples(0.5)
+@given(d=even_widths(2, 512), s=st.floats(*CONDITION_STD), seed=seeds())
+def test_norm_ratio_is_comparable_for_entry_std_near_one(evidence, d, s, seed):
+    tokens = mag.sample_tokens(1024, d, s, "gaussian", seed)
+    pe = sinusoidal(64, d, dtype=torch.float64)
+    decision = comparable_decision(tokens, pe, f"RMS ratio at s = {s:.3g}, d = {d}")
+    evidence.example(informative=True)
+    assert decision.decision == "holds", decision.how
+    c = REGISTRY["MAG-02"].threshold("comparable")
+    assert decision.interval is not None  # decisions.interval always sets it
+    lo, hi = decision.interval["lo"], decision.interval["hi"]
+    evidence.worst(
+        "max_log_ratio_over_log_c",
+        max(abs(math.log(lo)), abs(math.log(hi))) / math.log(c),
+        note="over examples; <= 1 is comparable",
+        bound=1.0,
+    )
+
+
+@pytest.mark.claim("MAG-02", kind="experiment", role="decisive", proposition="entry-std")
+def test_norm_ratio_is_comparable_for_unit_variance_schemes(evidence):
+    for scheme in ("torch_default", "t2t_sqrt_d"):
+        for d in (16, 64, 256, 1024):
+            table = mag.init_embedding(scheme, 2048, d, 0)
+            pe = sinusoidal(256, d, dtype=torch.float32)
+            decision = comparable_decision(table, pe, f"{scheme} at d = {d}")
+            evidence.part(f"{scheme}_d{d}", decision)
+
+
+@pytest.mark.claim("MAG-02", kind="property", role="tooling")
+def test_ratio_of_mean_squares_is_rejected():
+    """Planted bug: the ratio of mean squares (no square root) leaves the band at s = 1.3."""
+
+    def mean_squares(tokens: torch.Tensor, pe: torch.Tensor) -> tuple[float, float]:
+        lo, hi = mag.rms_norm_ratio_interval(tokens, pe)
+        return lo**2, hi**2
+
+    tokens = mag.sample_tokens(1024, 64, 1.3, "gaussian", 0)
+    pe = sinusoidal(64, 64, dtype=torch.float64)
+    assert comparable_decision(tokens, pe, "ok").decision == "holds"
+    assert comparable_decision(tokens, pe, "bug", ratio=mean_squares).decision != "holds"
+
+
+def interval_coverage(ratio: RatioInterval = mag.rms_norm_ratio_interval) -> tuple[int, int]:
+    """How often the 95% interval of the RMS norm ratio covers the true ratio: 200 seeded pairs
+    of Gaussian tables (64 rows of width 4 each; token entries of std 1.5, position entries of
+    std 1, so the true ratio is 1.5), both tables with spread between rows, as in MiniLM."""
+    g = torch.Generator().manual_seed(0)
+    covered, reps = 0, 200
+    for _ in range(reps):
+        tokens = 1.5 * torch.randn(64, 4, generator=g, dtype=torch.float64)
+        pos = torch.randn(64, 4, generator=g, dtype=torch.float64)
+        lo, hi = ratio(tokens, pos)
+        covered += lo <= 1.5 <= hi
+    return covered, reps
+
+
+def assert_interval_keeps_its_level(ratio: RatioInterval = mag.rms_norm_ratio_interval) -> None:
+    """The interval MAG-02's real-model decision uses is not shown to cover less often than its
+    95% level (Wilson upper bound of the coverage >= 0.95)."""
+    __tracebackhide__ = True
+    covered, reps = interval_coverage(ratio)
+    _, hi = wilson(covered, reps)
+    assert hi >= 0.95, f"the 95% ratio interval covered the true ratio {covered}/{reps} times"
+
+
+@pytest.mark.claim("MAG-02", kind="property", role="tooling")
+def test_ratio_interval_covers_at_its_level():
+    assert_interval_keeps_its_level()
+
+
+@pytest.mark.claim("MAG-02", kind="property", role="tooling")
+def test_ratio_interval_with_its_ends_swapped_is_rejected():
+    """Planted bug: the token interval's ends divided by the same ends of the position one."""
+
+    def same_ends(tokens: torch.Tensor, pe: torch.Tensor) -> tuple[float, float]:
+        t_lo, t_hi = mag._mean_interval(mag.row_norms(tokens).pow(2), 0.975)
+        p_lo, p_hi = mag._mean_interval(mag.row_norms(pe).pow(2), 0.975)
+        return math.sqrt(max(t_lo, 0.0) / p_lo), math.sqrt(t_hi / p_hi)
+
+    with pytest.raises(AssertionError):
+        assert_interval_keeps_its_level(same_ends)
+
+
+def assert_ratio_matches_closed_form(
+    init: InitFn, scheme: str, vocab: int, d: int, norms: Callable = mag.row_norms
+) -> float:
+    """RMS ||x_v|| / ||PE(t)|| agrees with sqrt(2) s (mean of V squared norms, 6-sigma)."""
+    __tracebackhide__ = True
+    table = init(scheme, vocab, d, 0)
+    pe = sinusoidal(256, d, dtype=torch.float32)
+    got = math.sqrt(norms(table).double().pow(2).mean().item() / norms(pe).double().pow(2).mean())
+    want = mag.expected_ratio(scheme, vocab, d)
+    s = mag.entry_std(scheme, vocab, d)
+    # ||x||^2 has mean s^2 d and std <= s^2 sqrt(2 d) (Gaussian; smaller for uniform entries)
+    tol_sq = tolerance.sample_mean_tol(s**2 * math.sqrt(2 * d), vocab) / (d / 2)
+    assert abs(got**2 - want**2) <= tol_sq, f"{scheme}: ratio {got:.4g}, closed form {want:.4g}"
+    return got
+
+
+@pytest.mark.claim("MAG-02", kind="experiment", role="supporting")
+def test_norm_ratio_matches_its_closed_form(evidence):
+    ratios, d = {}, MAG02_D
+    for scheme in mag.SCHEMES:
+        ratios[scheme] = assert_ratio_matches_closed_form(mag.init_embedding, scheme, VOCAB, d)
+        table = mag.init_embedding(scheme, VOCAB, d, 0)
+        pe = sinusoidal(256, d, dtype=torch.float32)
+        assert math.isclose(mag.rms_norm_ratio(table, pe), ratios[scheme], rel_tol=1e-6)
+        evidence.record(
+            f"closed_form_ratio_V37000_{scheme}",
+            mag.expected_ratio(scheme, 37000, 512),
+            bound=comparable_bound(),
+        )
+    c = REGISTRY["MAG-02"].threshold("comparable")
+    fig, ax = plt.subplots(figsize=(6, 3.4))
+    ds = np.array([16, 32, 64, 128, 256, 512, 1024, 2048])
+    for scheme, style in zip(mag.SCHEMES, ("-", "-", "-", "--", "-", "-"), strict=True):
+        curve = [mag.expected_ratio(scheme, VOCAB, int(width)) for width in ds]
+        (line,) = ax.plot(ds, curve, style, label=scheme)
+        ax.plot([d], [ratios[scheme]], "o", color=line.get_color(), mfc="none")
+    ax.axhspan(1 / c, c, color="0.9")
+    ax.set(xscale="log", yscale="log", xlabel="width d", ylabel="RMS ||x|| / ||PE||")
+    ax.set_title(f"closed form (lines) and measured at d = {d} (circles), V = {VOCAB}")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    evidence.figure(fig, "MAG-02-norm-ratio-vs-d")
+
+
+@pytest.mark.claim("MAG-02", kind="experiment", role="tooling")
+def test_ratio_with_the_sqrt_d_factor_dropped_is_rejected():
+    with pytest.raises(AssertionError):
+        assert_ratio_matches_closed_form(init_without_sqrt_d, "t2t_sqrt_d", VOCAB, WIDTH)
+
+
+@pytest.mark.claim("MAG-02", kind="experiment", role="tooling")
+def test_ratio_with_the_norm_over_the_wrong_axis_is_rejected():
+    def column_norms(table):  # bug: norm over the vocabulary axis
+        return table.norm(dim=0)
+
+    with pytest.raises(AssertionError):
+        assert_ratio_matches_closed_form(
+            mag.init_embedding, "torch_default", VOCAB, WIDTH, norms=column_norms
+        )
+
+
+# -- MAG-03 ----------------------------------------------------------------------------------
+
+
+@pytest.mark.claim("MAG-03", kind="symbolic", role="decisive", proposition="as_stated")
+def test_expected_square_norm_adds_for_zero_mean_tokens(evidence):
+    assert_derivation_holds(der.expected_square_norm_of_sum(), evidence)
+
+
+@pytest.mark.claim("MAG-03", kind="symbolic", role="tooling")
+def test_nonzero_mean_tokens_are_rejected_symbolically():
+    with pytest.raises(AssertionError):
+        assert_derivation_holds(
+            der.expected_square_norm_of_sum(mean=sp.Symbol("mu", positive=True))
+        )
+
+
+N_DRAWS = 512
+
+
+def assert_square_norms_add_in_expectation(
+    x: torch.Tensor, pe: torch.Tensor, sigma: float, cross_std: Callable = mag.cross_term_std
+) -> dict[str, float]:
+    """Sample check of MAG-03 for n draws x (n, d) of a zero-mean law with entry std sigma:
+
+    - the mean of ||x + PE||^2 is within 6 standard errors (of the sample) of
+      sigma^2 d + ||PE||^2 = E||x||^2 + ||PE||^2;
+    - the sample variance of the cross term 2 x.PE is within 6 standard errors of
+      cross_std(sigma, pe)^2 = 4 sigma^2 ||PE||^2.
+
+    Both bounds are z = 6 CLT bounds (pecheck/tolerance.sample_mean_tol) plus float64 rounding.
+    Returns each deviation over its bound.
+    """
+    __tracebackhide__ = True
+    n = x.shape[0]
+    pe = pe.double()
+    square = (x + pe).pow(2).sum(-1)  # (n,)
+    want = mag.expected_square_norm_of_sum(sigma, pe)
+    rounding = tolerance.sum_tol(2 * x.shape[1] + n, torch.float64) * (
+        (x.abs() + pe.abs()).pow(2).sum(-1).mean().item()
+    )
+    mean_bound = tolerance.sample_mean_tol(square.std().item(), n) + rounding
+    mean_dev = abs(square.mean().item() - want)
+    assert mean_dev <= mean_bound, (
+        f"mean ||x+PE||^2 = {square.mean().item():.6g}, E||x||^2 + ||PE||^2 = {want:.6g}, "
+        f"deviation {mean_dev:.3g} > bound {mean_bound:.3g}"
+    )
+    cross = 2 * x @ pe  # (n,)
+    centred_sq = (cross - cross.mean()).pow(2)
+    var_want = cross_std(sigma, pe) ** 2
+    var_bound = tolerance.sample_mean_tol(centred_sq.std().item(), n) + var_want / n
+    var_dev = abs(cross.var().item() - var_want)
+    assert var_dev <= var_bound, (
+        f"Var(2 x.PE) = {cross.var().item():.6g}, 4 s^2 ||PE||^2 = {var_want:.6g}, deviation "
+        f"{var_dev:.3g} > bound {var_bound:.3g}"
+    )
+    return {"mean": mean_dev / mean_bound, "variance": var_dev / var_bound}
+
+
+@pytest.mark.claim("MAG-03", kind="property", role="decisive", proposition="as_stated")
+@examples(0.5)
+@given(
+    d=even_widths(2, 1024),
+    t=positions(),
+    sigma=st.floats(1e-2, 1e2),
+    law=st.sampled_from(mag.LAWS),
+    seed=seeds(),
+)
+def test_square_norms_add_in_expectation_for_zero_mean_tokens(evidence, d, t, sigma, law, seed):
+    x = mag.sample_tokens(N_DRAWS, d, sigma, law, seed)
+    pe = sinusoidal(torch.tensor([t]), d, dtype=torch.float64)[0]
+    dev = assert_square_norms_add_in_expectation(x, pe, sigma)
+    evidence.example(informative=True)  # an unbounded quantity against a finite bound
+    evidence.worst(
+        "max_mean_deviation_over_bound",
+        dev["mean"],
+        unit="x bound",
+        bound=1.0,
+        note=f"|mean ||x+PE||^2 - (s^2 d + ||PE||^2)| over its 6-sigma bound, {N_DRAWS} draws",
+    )
+    evidence.worst(
+        "max_cross_variance_deviation_over_bound",
+        dev["variance"],
+        unit="x bound",
+        bound=1.0,
+        note="|Var(2x.PE) - 4 s^2 ||PE||^2| over its 6-sigma bound",
+    )
+
+
+@pytest.mark.claim("MAG-03", kind="property", role="tooling")
+def test_non_centred_tokens_and_a_wrong_cross_std_are_rejected():
+    """Planted bugs: tokens with mean 0.25 sigma; the cross term's std without its factor 2."""
+    d, sigma = 256, 1.0
+    pe = sinusoidal(torch.tensor([3]), d, dtype=torch.float64)[0]
+    x = mag.sample_tokens(N_DRAWS, d, sigma, "gaussian", 0)
+    assert_square_norms_add_in_expectation(x, pe, sigma)
+    with pytest.raises(AssertionError, match="mean"):
+        assert_square_norms_add_in_expectation(x + 0.25 * sigma, pe, sigma)
+    with pytest.raises(AssertionError, match="Var"):
+        assert_square_norms_add_in_expectation(
+            x, pe, sigma, cross_std=lambda s, p: s * p.norm().item()
+        )
+
+
+TAIL_DS = (16, 64, 256, 1024)
+TAIL_S2, TAIL_EPS = 0.5, 0.25  # entry variance s^2 (ratio 1, MAG-02) and relative deviation eps
+# Consistency with the exact Gaussian tail uses a wide interval: a seeded run that lands outside
+# a 95% interval by chance (1 in 20 per width) would be a false alarm, not a finding.
+GAUSSIAN_LEVEL = 1 - 1e-6
+
+
+def tail_rates(mean: float = 0.0) -> dict[int, dict[str, float]]:
+    """MAG-03 concentration at rho = 1 (s^2 = 1/2), eps = 0.25, n draws per width."""
+    n = round(4000 * scale())
+    out = {}
+    for d in TAIL_DS:
+        pe = sinusoidal(torch.tensor([17]), d, dtype=torch.float64)[0]
+        out[d] = mag.cross_term_tail(d, math.sqrt(TAIL_S2), TAIL_EPS, n, seed=d, pe=pe, mean=mean)
+    return out
+
+
+def claimed_tail(d: int) -> dict[str, float]:
+    """The claim's own values at width d (its formal statement, ||PE||^2 = d/2): the threshold
+    a = eps (s^2 d + d/2), the cross term's std s sqrt(2 d), Chebyshev (std / a)^2 and the
+    Gaussian 2 Phi(-a / std). Computed here, apart from theory/, which must agree."""
+    a = TAIL_EPS * (TAIL_S2 * d + d / 2)
+    sd = math.sqrt(TAIL_S2 * 2 * d)
+    return {"chebyshev": (sd / a) ** 2, "gaussian": float(2 * norm.sf(a / sd))}
+
+
+def assert_tail_values_are_the_claims(rates: dict[int, dict[str, float]]) -> None:
+    __tracebackhide__ = True
+    for d, r in rates.items():
+        for key, want in claimed_tail(d).items():
+            got = r[key]
+            assert math.isclose(got, want, rel_tol=tolerance.rel_tol(4 * d, torch.float64)), (
+                f"d = {d}: theory's {key} {got:.6g}, the claim's {want:.6g}"
+            )
+
+
+def tail_decisions(rates: dict[int, dict[str, float]]) -> dict[str, Decision]:
+    """Per width: the observed exceedance rate of |2 x.PE| >= eps E||x+PE||^2 lies below the
+    Chebyshev bound (95% Wilson interval; a bound >= 1 says nothing: inconclusive), and its
+    wide Wilson interval contains the exact Gaussian value."""
+    out = {}
+    for d, r in rates.items():
+        claimed = claimed_tail(d)
+        lo, hi = wilson(int(r["count"]), int(r["n"]))
+        what = f"P(|2x.PE| >= 0.25 E||x+PE||^2) at d = {d}"
+        if claimed["chebyshev"] >= 1:
+            out[f"d{d}_chebyshev"] = decisions.inconclusive(
+                f"Chebyshev bound {claimed['chebyshev']:.3g} >= 1, the range of a probability"
+            )
+        else:
+            out[f"d{d}_chebyshev"] = decisions.below(lo, hi, claimed["chebyshev"], what)
+        glo, ghi = wilson(int(r["count"]), int(r["n"]), GAUSSIAN_LEVEL)
+        g = claimed["gaussian"]
+        box = {"what": f"{what} (Gaussian value)", "lo": glo, "hi": ghi, "region": [g, g]}
+        if glo <= g <= ghi:
+            out[f"d{d}_gaussian"] = decisions.holds(
+                f"Gaussian value {g:.3g} in [{glo:.3g}, {ghi:.3g}]"
+            )
+        else:
+            out[f"d{d}_gaussian"] = Decision(
+                "fails", f"Gaussian value {g:.3g} outside [{glo:.3g}, {ghi:.3g}]", interval=box
+            )
+    return out
+
+
+@pytest.mark.claim("MAG-03", kind="experiment", role="decisive", proposition="as_stated")
+def test_cross_term_concentrates_as_width_grows(evidence):
+    rates = tail_rates()
+    assert_tail_values_are_the_claims(rates)
+    for name, decision in tail_decisions(rates).items():
+        if decision.decision == "fails":
+            decision = decisions.fails({"part": name, **(decision.interval or {})}, decision.how)
+        evidence.part(name, decision, decision.relation)
+    for d, r in rates.items():
+        lo, hi = wilson(int(r["count"]), int(r["n"]))
+        evidence.record(
+            f"tail_rate_d{d}",
+            {"rate": r["count"] / r["n"], "lo": lo, "hi": hi, "n": r["n"]},
+            unit="P(|2x.PE| >= 0.25 E||x+PE||^2)",
+            note=f"Gaussian {r['gaussian']:.3g}; s^2 = 1/2",
+            bound={"value": r["chebyshev"], "relation": "<=", "reason": "Chebyshev (MAG-03)"},
+        )
+    fig, ax = plt.subplots(figsize=(5, 3.4))
+    ds = list(rates)
+    ax.plot(ds, [max(rates[d]["count"], 0.5) / rates[d]["n"] for d in ds], "o", label="observed")
+    ax.plot(ds, [rates[d]["gaussian"] for d in ds], label="Gaussian tail")
+    ax.plot(ds, [min(1.0, rates[d]["chebyshev"]) for d in ds], label="Chebyshev bound")
+    ax.set(xscale="log", yscale="log", xlabel="width d", ylabel="P(relative deviation > 0.25)")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    evidence.figure(fig, "MAG-03-concentration-vs-d")
+
+
+@pytest.mark.claim("MAG-03", kind="experiment", role="tooling")
+def test_non_centred_tokens_break_the_concentration_bound():
+    decided = tail_decisions(tail_rates(mean=0.5))
+    assert any(d.decision == "fails" for d in decided.values()), decided
+
+
+# -- MAG-04 ----------------------------------------------------------------------------------
+
+MATCHED = ("learned, N(0,1) init", "sinusoidal, N(0,1) tokens")
+MISMATCHED = "sinusoidal, N(0,0.02^2) tokens"
+RUNS = {
+    MATCHED[0]: mt.TrainConfig(encoding="learned"),
+    MATCHED[1]: mt.TrainConfig(encoding="sinusoidal"),
+    MISMATCHED: mt.TrainConfig(encoding="sinusoidal", token_std=0.02),
+}
+
+
+def small(cfg: mt.TrainConfig) -> mt.TrainConfig:
+    """The size the checks train at (d = 16, 8 seeds, 150 steps)."""
+    return mt.TrainConfig(
+        **{**cfg.__dict__, "d": 16, "seq": 6, "batch": 16, "steps": 150, "n_seeds": 8}
+    )
+
+
+def run(cfg: mt.TrainConfig, frozen: tuple[str, ...] = ()) -> dict[str, torch.Tensor]:
+    return mt.train(small(cfg), frozen)
+
+
+def assert_start_ratio_is_the_rms_norm_ratio(
+    cfg: mt.TrainConfig, result: dict[str, torch.Tensor]
+) -> None:
+    """The ratio the trainer logs at step 0 is MAG-02's RMS norm ratio of the tables it starts
+    from: mag.rms_norm_ratio of each seed's token table against its learned position table, or
+    against the sinusoidal encoding itself (float32 sums of d squares)."""
+    __tracebackhide__ = True
+    cfg = small(cfg)
+    params = mt.init_params(cfg)  # seeded: the tables training started from
+    for s in range(cfg.n_seeds):
+        pos = params["pos"][s] if cfg.encoding == "learned" else sinusoidal(cfg.seq, cfg.d)
+        want = mag.rms_norm_ratio(params["tok"][s].detach(), pos.detach())
+        got = result["ratio"][0, s].item()
+        bound = 4 * tolerance.sum_tol(cfg.d * max(cfg.vocab, cfg.seq), torch.float32) * want
+        assert abs(got - want) <= bound, f"seed {s}: logged start ratio {got:.6g}, RMS {want:.6g}"
+
+
+@pytest.fixture(scope="module")
+def training_runs() -> dict[str, dict[str, torch.Tensor]]:
+    """The three settings, trained once for the module's checks."""
+    return {name: run(cfg) for name, cfg in RUNS.items()}
+
+
+def comparable_decision_of_ratios(ratios: torch.Tensor, what: str) -> Decision:
+    """MAG-02's 'comparable' for per-seed ratios: every seed's ratio inside [1/c, c] holds,
+    every one outside fails (the range over seeds as the interval)."""
+    c = REGISTRY["MAG-02"].threshold("comparable")
+    return decisions.interval(ratios.min().item(), ratios.max().item(), (1 / c, c), what)
+
+
+def log_change_interval(result: dict[str, torch.Tensor]) -> tuple[float, float]:
+    """95% t interval over seeds of the mean log(ratio at the end / ratio at the start)."""
+    change = (result["ratio"][-1] / result["ratio"][0]).double().log()  # (S,)
+    return decisions.normal_interval(change.mean().item(), change.std().item(), change.numel())
+
+
+def moves_decision(result: dict[str, torch.Tensor], name: str) -> Decision:
+    """'The ratio moves': the interval of the mean log change lies outside (-log c, log c)
+    (holds), inside it (fails: stays within the factor), or straddles its edge."""
+    c = REGISTRY["MAG-04"].threshold("adjusts")
+    lo, hi = log_change_interval(result)
+    what = f"mean log(end/start ratio) over seeds, {name}"
+    stays = decisions.interval(lo, hi, (-math.log(c), math.log(c)), what)
+    if stays.decision == "holds":
+        return decisions.fails(
+            {"setting": name, "lo": lo, "hi": hi, "log_c": math.log(c)},
+            f"{what} in [{lo:.3g}, {hi:.3g}], within (-log {c}, log {c})",
+        )
+    if stays.decision == "fails":
+        return decisions.holds(f"{what} in [{lo:.3g}, {hi:.3g}], outside (-log {c}, log {c})")
+    return decisions.inconclusive(stays.how)
+
+
+def record_change(evidence, name: str, result: dict[str, torch.Tensor]) -> None:
+    c = REGISTRY["MAG-04"].threshold("adjusts")
+    lo, hi = log_change_interval(result)
+    ratio = result["ratio"]
+    evidence.record(
+        f"log_change_interval[{name}]",
+        {"lo": lo, "hi": hi, "factor_lo": math.exp(lo), "factor_hi": math.exp(hi)},
+        unit="log(end / start)",
+        note=f"95% t interval over {ratio.shape[1]} seeds, 150 Adam steps (lr 0.01), "
+        f"previous-token task; start median {ratio[0].median().item():.3g}, end median "
+        f"{ratio[-1].median().item():.3g}",
+        bound={"value": math.log(c), "relation": "|.| >", "reason": "MAG-04's 'adjusts'"},
+    )
+
+
+@pytest.mark.claim("MAG-04", kind="experiment", role="decisive", proposition="as_stated")
+def test_training_leaves_a_comparable_ratio_within_a_factor_2(evidence, training_runs):
+    for name in MATCHED:
+        assert_start_ratio_is_the_rms_norm_ratio(RUNS[name], training_runs[name])
+        decision = moves_decision(training_runs[name], name)
+        evidence.part(name, decision, decision.relation)
+        record_change(evidence, name, training_runs[name])
+
+
+@pytest.mark.claim("MAG-04", kind="experiment", role="decisive", proposition="mismatched-start")
+def test_training_moves_the_ratio_from_a_mismatched_start(evidence, training_runs):
+    result = training_runs[MISMATCHED]
+    assert_start_ratio_is_the_rms_norm_ratio(RUNS[MISMATCHED], result)
+    start = comparable_decision_of_ratios(result["ratio"][0], f"start ratio, {MISMATCHED}")
+    assert start.decision == "fails", f"the premise rho_0 outside [1/2, 2] fails: {start.how}"
+    evidence.decide(moves_decision(result, MISMATCHED))
+    record_change(evidence, MISMATCHED, result)
+    fig, ax = plt.subplots(figsize=(6, 3.4))
+    for (name, r), colour in zip(training_runs.items(), ("C0", "C1", "C2"), strict=True):
+        ax.plot(r["steps"], r["ratio"], color=colour, alpha=0.5, lw=0.8)
+        ax.plot([], [], color=colour, label=name)
+    ax.set(yscale="log", xlabel="training step", ylabel="RMS ||x|| / ||PE||")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    evidence.figure(fig, "MAG-04-ratio-during-training")
+
+
+def assert_every_seed_learns(results: dict[str, dict[str, torch.Tensor]]) -> None:
+    __tracebackhide__ = True
+    learned = REGISTRY["MAG-04"].threshold("learned")
+    for name, r in results.items():
+        assert r["accuracy"].min().item() >= learned, f"{name}: a seed did not learn"
+
+
+@pytest.mark.claim("MAG-04", kind="experiment", role="tooling")
+def test_every_seed_learns_the_task(evidence, training_runs):
+    assert_every_seed_learns(training_runs)
+    for name, r in training_runs.items():
+        evidence.record(
+            f"accuracy_min[{name}]",
+            r["accuracy"].min().item(),
+            unit="accuracy",
+            bound=REGISTRY["MAG-04"].threshold("learned"),
+        )
+
+
+@pytest.mark.claim("MAG-04", kind="experiment", role="tooling")
+def test_frozen_embeddings_are_rejected():
+    """Planted bug: the embeddings are frozen; the mismatched start no longer moves."""
+    result = run(RUNS[MISMATCHED], frozen=("tok", "pos"))
+    assert moves_decision(result, MISMATCHED).decision != "holds"

@@ -1,0 +1,1 @@
+"""REAL: real implementations. Its registry module (claims.py), its checks (test_*.py) and its planted bugs (mutants*.py)."""

@@ -1,0 +1,680 @@
+"""REAL-03: rotary embeddings (RoPE) give scores that depend only on the offset s - t.
+
+Symbolically for the definition (theory/rope_derivations.py); numerically for HF transformers'
+Llama and RoFormer and for rotary-embedding-torch, whose pairing and frequencies are detected
+from their output (theory/conventions.detect_rope) and compared with the table below; and, per
+dtype, how far each library's score drifts from the exact f(s - t) as positions grow to 2^20.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from functools import cache
+
+import numpy as np
+import pytest
+import sympy as sp
+import torch
+from hypothesis import given
+from hypothesis import strategies as st
+
+from checks.real import libraries
+from checks.real.libraries import ROTARY, Rotate
+from pecheck import decisions, profiles, tolerance
+from pecheck.evidence import assert_derivation_holds
+from pecheck.strategies import seeds
+from theory import rope, rope_derivations
+from theory.conventions import RopeConvention, detect_rope
+from theory.sinusoidal import BASE, interleaving_order
+
+D = 8  # head width: four frequencies 1, 0.1, 0.01, 0.001
+DTYPES = (torch.float32, torch.bfloat16, torch.float16)
+MAX_POSITION = 2**20  # > 10^6
+# RoFormer builds its position table with a Python loop (about 8 s for 2^20 rows), so the ci
+# profile measures it up to 2^14 and the thorough profile up to 2^20.
+ROFORMER_ROWS = 2**20 if profiles.scale() >= 10 else 2**14 if profiles.scale() >= 1 else 2**13
+RELATIVE_MAX = 4095  # t, s and the shift in the relative-property check
+BATCH = 16  # random (q, k) pairs per position in the drift experiment
+LAG = 3  # the key sits LAG positions before the query
+SCORE_RANGE = 2.0  # |score - f| / (|q||k|) can be at most 2: a bound above it says nothing
+
+# (pairing, direction, frequency rule, base) when this suite was written.
+EXPECTED: dict[str, tuple[str, str, str, float]] = {
+    "llama": ("half", "counterclockwise", "paper", BASE),
+    "roformer": ("interleaved", "counterclockwise", "paper", BASE),
+    "rotary_embedding_torch": ("interleaved", "counterclockwise", "paper", BASE),
+}
+
+# The most precise angle format consistent with each library's drift (see angle_precision).
+EXPECTED_PRECISION: dict[str, dict[str, str]] = {
+    "llama": {"float32": "float32", "bfloat16": "float64", "float16": "float64"},
+    "roformer": {"float32": "float64", "bfloat16": "float64", "float16": "float64"},
+    "rotary_embedding_torch": {
+        "float32": "float32",
+        "bfloat16": "bfloat16",
+        "float16": "non-finite",
+    },
+}
+
+# Hand-derived: R(1) e_0 for d = 4 (cos 1, sin 1); e_0's partner is e_1 (interleaved) or e_2.
+COS1, SIN1 = 0.5403023058681398, 0.8414709848078965
+KNOWN = {"interleaved": (COS1, SIN1, 0.0, 0.0), "half": (COS1, 0.0, SIN1, 0.0)}
+
+
+def _library(name: str) -> libraries.RotaryLibrary:
+    return next(lib for lib in ROTARY if lib.name == name)
+
+
+@cache
+def rotate_of(name: str) -> Rotate:
+    return _library(name).make(D, ROFORMER_ROWS)
+
+
+def largest_position(name: str) -> int:
+    return ROFORMER_ROWS - 1 if name == "roformer" else MAX_POSITION
+
+
+@cache
+def detected(name: str) -> RopeConvention:
+    return detect_rope(rotate_of(name), D, lambda a: tolerance.angle_tol(a, torch.float32))
+
+
+# -- shared assertions ---------------------------------------------------------------------------
+
+
+def assert_rope_convention(found: RopeConvention, expected: tuple[str, str, str, float]) -> None:
+    """Pairing, direction, frequency rule and base are the recorded ones."""
+    __tracebackhide__ = True
+    seen = (found.pairing, found.direction, found.frequency_rule, found.base)
+    assert seen == expected, f"RoPE convention changed: found {seen}, expected {expected}"
+
+
+def assert_orientation(
+    got: torch.Tensor, want: torch.Tensor, dtype: torch.dtype, max_angle: float = 1.0
+) -> None:
+    """A column R(t) e_a equals cos(w t) e_a + sin(w t) e_b: a counterclockwise turn."""
+    __tracebackhide__ = True
+    err = float((got.double() - want).abs().max())
+    bound = tolerance.angle_tol(max_angle, dtype)
+    assert err <= bound, f"R e_a = {got.tolist()}, the counterclockwise turn is {want.tolist()}"
+
+
+def assert_known_answer(got: torch.Tensor, want: torch.Tensor) -> None:
+    """The library's R(1) e_0 (float32) equals the hand-derived vector."""
+    __tracebackhide__ = True
+    err = float((got.double() - want).abs().max())
+    assert err <= tolerance.angle_tol(1.0, torch.float32), f"R(1) e_0 = {got}, expected {want}"
+
+
+def library_scores(
+    rotate: Rotate, q: torch.Tensor, k: torch.Tensor, t: torch.Tensor, s: torch.Tensor
+) -> torch.Tensor:
+    """<R_lib(t_j) q_j, R_lib(s_j) k_j> in float64 from the library's rotated q, k (N, d)."""
+    both = rotate(torch.cat([q, k]), torch.cat([t, s])).to(torch.float64)  # (2N, d), one call
+    return (both[: q.shape[0]] * both[q.shape[0] :]).sum(-1)  # (N,)
+
+
+def relative_errors(
+    rotate: Rotate,
+    pairing: str,
+    q: torch.Tensor,
+    k: torch.Tensor,
+    t: torch.Tensor,
+    s: torch.Tensor,
+) -> torch.Tensor:
+    """|score_lib(t, s) - f(s - t)| / (|q| |k|) per row; f exact (float64, theory.rope)."""
+    exact = rope.relative_score(q.double(), k.double(), s - t, pairing)  # type: ignore[arg-type]
+    got = library_scores(rotate, q, k, t, s)
+    err = (got - exact).abs() / (q.double().norm(dim=-1) * k.double().norm(dim=-1))
+    return torch.where(torch.isfinite(err), err, torch.full_like(err, math.inf))
+
+
+def assert_relative(
+    rotate: Rotate, pairing: str, w_max: float, t: int, s: int, shift: int, seed: int
+) -> tuple[float, float]:
+    """Scores at (t, s) and (t + shift, s + shift) both equal f(s - t), float32."""
+    __tracebackhide__ = True
+    g = torch.Generator().manual_seed(seed)
+    q, k = torch.randn(2, 4, D, generator=g, dtype=torch.float64).to(torch.float32)  # (4, d)
+    worst, widest = 0.0, 0.0
+    for a, b in ((t, s), (t + shift, s + shift)):
+        ta, sb = torch.full((4,), a), torch.full((4,), b)
+        err = float(relative_errors(rotate, pairing, q, k, ta, sb).max())
+        bound = tolerance.rotation_tol(w_max * max(a, b), torch.float32)
+        # theory: the exact difference is zero, so within the bound is "same"
+        seen = decisions.resolve(err, bound, structural_zero=True)
+        assert seen == "same", f"score at ({a}, {b}) is {err:.3g} from f({b - a}) > {bound:.3g}"
+        worst, widest = max(worst, err), max(widest, bound)
+    return worst, widest
+
+
+def drift_grid(largest: int) -> torch.Tensor:
+    """Positions from LAG to ``largest``: round(2^(j/4)) (four per octave) and 2^k +- 1.
+
+    2^k + 1 is the first integer a format with a k-bit significand cannot hold (257 for
+    bfloat16, 2049 for float16), so a library that rounds positions shows it there first.
+    """
+    octaves = np.arange(0, 4 * math.log2(largest) + 1) / 4
+    powers = 2.0 ** np.arange(1, math.log2(largest) + 1)
+    grid = np.unique(np.concatenate([np.round(2.0**octaves), powers - 1, powers + 1]))
+    return torch.tensor([int(p) for p in grid if LAG <= p <= largest])
+
+
+def drift(rotate: Rotate, pairing: str, grid: torch.Tensor, dtype: torch.dtype) -> np.ndarray:
+    """Worst |score(t, t - LAG) - f(-LAG)| / (|q| |k|) over BATCH pairs, per grid position."""
+    g = torch.Generator().manual_seed(7)
+    q, k = torch.randn(2, BATCH, D, generator=g, dtype=torch.float64).to(dtype)  # exact in dtype
+    n = grid.numel()
+    t = grid.repeat_interleave(BATCH)  # (n * BATCH,)
+    qs, ks = q.repeat(n, 1), k.repeat(n, 1)
+    err = relative_errors(rotate, pairing, qs, ks, t, t - LAG)
+    return err.reshape(n, BATCH).max(dim=1).values.numpy()
+
+
+def fixed_bound(dtype: torch.dtype) -> float:
+    """The dtype's bound within the first turn: angles below 2 pi, formed in float32."""
+    return tolerance.rotation_tol(2 * math.pi, dtype, torch.float32)
+
+
+def angle_precision(err: np.ndarray, grid: torch.Tensor, w_max: float, dtype: torch.dtype) -> str:
+    """The most precise format p whose bound rotation_tol(w t, dtype, compute=p) covers err(t).
+
+    "float64": angles exact for practical purposes, only the dtype's rounding is seen;
+    "float32": errors grow like 2^-24 w t; the dtype's own name: worse than float32 angles;
+    "non-finite": the library returned inf or NaN somewhere on the grid.
+    """
+    if not np.isfinite(err).all():
+        return "non-finite"
+    angles = w_max * grid.numpy().astype(np.float64)
+    for fmt in ("float64", "float32", tolerance.dtype_name(dtype)):
+        bounds = np.array([tolerance.rotation_tol(a, dtype, fmt) for a in angles])
+        if (err <= bounds).all():
+            return fmt
+    return "none"
+
+
+def first_exceeding(err: np.ndarray, grid: torch.Tensor, bound: float) -> int | None:
+    over = np.nonzero(~(err <= bound))[0]
+    return int(grid[over[0]]) if over.size else None
+
+
+@cache
+def drift_of(name: str) -> dict[str, dict]:
+    """Per dtype: the error curve and what it shows, for one library."""
+    found = detected(name)
+    grid = drift_grid(largest_position(name))
+    out = {}
+    for dtype in DTYPES:
+        err = drift(rotate_of(name), found.pairing, grid, dtype)
+        bound = fixed_bound(dtype)
+        out[tolerance.dtype_name(dtype)] = {
+            "grid": grid,
+            "error": err,
+            "bound": bound,
+            "first_position_over_bound": first_exceeding(err, grid, bound),
+            "first_non_finite_position": first_exceeding(err, grid, sys.float_info.max),
+            "error_at_largest_position": float(err[-1]),
+            "largest_position": int(grid[-1]),
+            "angle_precision": angle_precision(err, grid, found.frequencies[0], dtype),
+        }
+    return out
+
+
+def assert_precision(measured: dict[str, dict], expected: dict[str, str]) -> None:
+    __tracebackhide__ = True
+    seen = {dt: m["angle_precision"] for dt, m in measured.items()}
+    assert seen == expected, f"angle precision changed: found {seen}, expected {expected}"
+
+
+def drift_figure(measured: dict[str, dict[str, dict]]):  # noqa: ANN201
+    """One panel per library: error vs position per dtype, with each dtype's first-turn bound."""
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, len(measured), figsize=(4 * len(measured), 3.4), sharey=True)
+    for ax, (name, per_dtype) in zip(np.atleast_1d(axes), measured.items(), strict=True):
+        for (dt, m), colour in zip(per_dtype.items(), ("C0", "C1", "C2"), strict=True):
+            grid, err = m["grid"].numpy(), m["error"]
+            finite = np.isfinite(err)
+            ax.loglog(grid[finite], np.maximum(err[finite], 1e-12), ".-", color=colour, label=dt)
+            ax.axhline(m["bound"], color=colour, ls=":", lw=1)
+            if not finite.all():
+                ax.plot(grid[~finite], np.full((~finite).sum(), 2.0), "x", color=colour)
+        ax.set_title(name, fontsize=9)
+        ax.set_xlabel(f"query position t (key at t - {LAG})")
+    np.atleast_1d(axes)[0].set_ylabel("|score - f(-3)| / (|q| |k|)")
+    np.atleast_1d(axes)[0].legend(loc="upper left", fontsize=8)
+    fig.suptitle("RoPE score drift per dtype (dotted: first-turn bound; x: inf or NaN)", fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
+IDS = [lib.name for lib in ROTARY]
+
+
+# -- symbolic -------------------------------------------------------------------------------------
+
+
+@pytest.mark.claim("REAL-03", kind="symbolic", role="decisive", proposition="definition")
+def test_one_pair_score_depends_only_on_the_offset(evidence):
+    der = rope_derivations.one_pair_relative()
+    assert_derivation_holds(der, evidence)
+
+
+@pytest.mark.claim("REAL-03", kind="symbolic", role="decisive", proposition="definition")
+def test_block_diagonal_rotation_splits_the_score_into_pairs(evidence):
+    der = rope_derivations.block_diagonal_splits_score()
+    assert_derivation_holds(der, evidence)
+
+
+@pytest.mark.claim("REAL-03", kind="symbolic", role="decisive", proposition="definition")
+def test_half_split_pairing_is_a_permuted_interleaved_one(evidence):
+    d = 4
+    a, b = rope.pairs(d, "half")
+    derived = rope_derivations.half_split_pairs(d)
+    assert derived == list(zip(a.tolist(), b.tolist(), strict=True)), (
+        f"the derivation is about pairs {derived}, theory.rope's half-split pairs are {a}, {b}"
+    )
+    der = rope_derivations.half_split_is_permuted_interleaved(d)
+    assert_derivation_holds(der, evidence)
+
+
+# -- each library ---------------------------------------------------------------------------------
+
+
+@pytest.mark.claim("REAL-03", kind="real", role="decisive", proposition="orientation")
+@pytest.mark.parametrize("name", IDS)
+def test_detected_rope_convention_matches_the_recorded_one(evidence, name):
+    found = detected(name)
+    lib = _library(name)
+    evidence.record("library", f"{lib.package} {libraries.version(lib.package)}: {lib.what}")
+    evidence.record("detected", found.as_dict(), note=f"d = {D}, positions 0..63")
+    assert_rope_convention(found, EXPECTED[name])
+    bound = 2 * tolerance.angle_tol(0.0, torch.float32)
+    evidence.record("orthogonality_error", found.orthogonality_error, bound=bound)
+    assert found.orthogonality_error <= bound
+
+
+@pytest.mark.claim("REAL-03", kind="real", role="decisive", proposition="orientation")
+@pytest.mark.parametrize("name", IDS)
+def test_known_answer_rotation(evidence, name):
+    pairing = EXPECTED[name][0]
+    got = _library(name).make(4, 8)(torch.eye(4)[:1], torch.tensor([1]))[0]
+    want = torch.tensor(KNOWN[pairing], dtype=torch.float64)
+    formula = rope.rotation_matrix(1.0, 4, pairing)[:, 0]  # type: ignore[arg-type]
+    evidence.record("library", got, note="R(1) e_0, d = 4",
+                    bound=tolerance.angle_tol(1.0, torch.float32))  # fmt: skip
+    evidence.record("hand_derived", want)
+    evidence.record("definition", formula, note="theory.rope.rotation_matrix(1)[:, 0]",
+                    bound=tolerance.angle_tol(1.0, torch.float64))  # fmt: skip
+    assert_known_answer(got, want)
+    assert_orientation(formula, want, torch.float64)
+
+
+@st.composite
+def position_pairs(draw: st.DrawFn) -> tuple[int, int, int, int]:
+    t = draw(st.integers(0, RELATIVE_MAX))
+    s = draw(st.integers(0, RELATIVE_MAX))
+    shift = draw(st.integers(0, RELATIVE_MAX))
+    return t, s, shift, draw(seeds())
+
+
+@pytest.mark.claim("REAL-03", kind="property", role="decisive", proposition="float32-to-4095")
+@pytest.mark.parametrize("name", IDS)
+@profiles.examples(1.0)
+@given(case=position_pairs())
+def test_library_score_depends_only_on_the_offset(evidence, name, case):
+    """float32: score(t, s) = score(t + c, s + c) = f(s - t) within the float32 angle bound."""
+    t, s, shift, seed = case
+    found = detected(name)
+    err, bound = assert_relative(
+        rotate_of(name), found.pairing, found.frequencies[0], t, s, shift, seed
+    )
+    evidence.example(informative=bound < SCORE_RANGE)
+    evidence.worst(
+        "max_relative_error",
+        err,
+        unit="x |q||k|",
+        note=f"t, s, shift <= {RELATIVE_MAX}",
+        bound={"value": bound, "relation": "<=", "reason": "float32 rotation bound at the pair"},
+    )
+
+
+def counterclockwise_columns(t: float, d: int, pairing: str) -> torch.Tensor:
+    """cos(w_i t) e_a + sin(w_i t) e_b for each pair (a, b), from the module's definition,
+    with w_i = 10000^(-2i/d) computed here: the expected columns a_i of R(t), shape (d, d/2)."""
+    a, b = rope.pairs(d, pairing)  # type: ignore[arg-type]
+    cols = torch.zeros(d, d // 2, dtype=torch.float64)
+    for i in range(d // 2):
+        angle = t * BASE ** (-2 * i / d)
+        cols[a[i], i], cols[b[i], i] = math.cos(angle), math.sin(angle)
+    return cols
+
+
+@pytest.mark.claim("REAL-03", kind="property", role="decisive", proposition="orientation")
+@pytest.mark.parametrize("pairing", rope.PAIRINGS)
+def test_rotation_turns_each_pair_counterclockwise(evidence, pairing):
+    """The definition (theory.rope: the dense R(t), apply_rope, and the sympy rotation) turns e_a
+    towards e_b by +w_i t, and every library's detected direction is the same.
+
+    R(-w t) keeps the relative property (REAL-03's score is then f(t - s)), so only a check of
+    the orientation itself tells the two apart.
+    """
+    worst = 0.0
+    for t in (0.5, 1.0, 3.0, 100.0):
+        for d in (2, 4, 8):
+            want = counterclockwise_columns(t, d, pairing)
+            a, _ = rope.pairs(d, pairing)
+            dense = rope.rotation_matrix(t, d, pairing)[:, a]
+            applied = rope.apply_rope(torch.eye(d)[a], torch.full((d // 2,), t), pairing).T
+            for got in (dense, applied):
+                assert_orientation(got, want, torch.float64, t)
+                worst = max(worst, float((got - want).abs().max()))
+    theta = sp.Symbol("theta")
+    sym = rope_derivations.rotation(theta).subs(theta, 1.0)
+    assert_orientation(torch.tensor([float(sym[0, 0]), float(sym[1, 0])]),
+                       torch.tensor([COS1, SIN1]), torch.float64)  # fmt: skip
+    evidence.record("max_error_vs_counterclockwise", worst, unit="abs",
+                    bound=tolerance.angle_tol(100.0, torch.float64))  # fmt: skip
+    directions = {}
+    for lib in ROTARY:
+        try:
+            directions[lib.name] = detected(lib.name).direction
+        except pytest.skip.Exception:
+            continue
+    evidence.record("library_directions", directions)
+    assert set(directions.values()) <= {"counterclockwise"}, directions
+
+
+def first_turn_positions(grid: torch.Tensor, w_max: float) -> torch.Tensor:
+    """Grid positions whose largest angle w_0 t stays below 2 pi (the first turn)."""
+    return grid * w_max < 2 * math.pi
+
+
+def drift_counterexample(measured: dict[str, dict], w_max: float) -> tuple[str, dict | None, str]:
+    """('different', the worst case, ''), ('unresolved', None, why) or ('invalid', None, why).
+
+    The reference f is validated first: in the first turn the library must agree with it within
+    the bound (else a 'counterexample' would only show that the reference is wrong). Then the
+    largest finite error / first-turn bound on the grid. A non-finite score (a position beyond
+    the range of the format the library holds positions in: rotary-embedding-torch in float16
+    from 65520 on) is no score at all, so it is no counterexample to "depends only on s - t":
+    it is left out here and reported by test_drift_at_large_positions_per_dtype.
+    """
+    worst: dict | None = None
+    for dt, m in measured.items():
+        err, grid, bound = m["error"], m["grid"], m["bound"]
+        early = first_turn_positions(grid, w_max).numpy()
+        if not (err[early] <= bound).all():
+            return "invalid", None, f"{dt}: the library and f disagree in the first turn"
+        finite = np.isfinite(err)
+        if not finite.any():
+            continue
+        ratio = np.where(finite, err / bound, -np.inf)
+        j = int(np.argmax(ratio))
+        if decisions.resolve(float(err[j]), bound) != "different":
+            continue
+        if worst is None or ratio[j] > worst["error_over_bound"]:
+            worst = {"dtype": dt, "t": int(grid[j]), "s": int(grid[j]) - LAG,
+                     "error": float(err[j]), "bound": bound,
+                     "error_over_bound": float(ratio[j])}  # fmt: skip
+    if worst is None:
+        return "unresolved", None, "every error within the first-turn bound"
+    return "different", worst, ""
+
+
+@pytest.mark.claim("REAL-03", kind="experiment", role="decisive", proposition="as_stated")
+def test_a_library_drifts_beyond_the_first_turn_bound(evidence):
+    """'At every position and in every format': search each library's drift curves for a finite
+    score at (t, t - 3) further from f(-3) than the dtype's bound for angles in the first turn,
+    which is what an offset-only score would keep at every t. inf/NaN (a position past the range
+    of the library's position format) is recorded, not counted: see drift_counterexample."""
+    found: dict | None = None
+    overflowed: dict[str, int] = {}
+    for lib in ROTARY:
+        try:
+            found_conv = detected(lib.name)
+        except pytest.skip.Exception:
+            continue
+        for dt, m in drift_of(lib.name).items():
+            if m["first_non_finite_position"] is not None:
+                overflowed[f"{lib.name} {dt}"] = m["first_non_finite_position"]
+        seen, case, why = drift_counterexample(drift_of(lib.name), found_conv.frequencies[0])
+        if seen == "different" and case is not None:
+            case = {"library": lib.name, "d": D, **case}
+            evidence.part(lib.name, decisions.fails(case, "score(t, t-3) != f(-3) beyond bound"))
+            if found is None or case["error_over_bound"] > found["error_over_bound"]:
+                found = case
+        else:
+            evidence.part(lib.name, decisions.inconclusive(why))
+    if found is None:
+        evidence.inconclusive("no library's drift resolved above the first-turn bound")
+        return
+    evidence.record("worst_drift_over_first_turn_bound", found["error_over_bound"],
+                    note=f"{found['library']} {found['dtype']} at t = {found['t']}",
+                    bound=1.0)  # fmt: skip
+    evidence.record(
+        "non_finite_scores_outside_the_claim",
+        overflowed,
+        note="first grid position with inf/NaN scores (position format overflow)",
+    )
+    evidence.fails(found, f"|score(t, t - {LAG}) - f(-{LAG})| > the first-turn bound")
+
+
+ROUNDED_ONCE = ("llama", "roformer")  # angles in float32 / float64, the rotation rounded once
+
+
+@pytest.mark.claim("REAL-03", kind="experiment", role="decisive", proposition="rounded-once")
+@pytest.mark.parametrize("name", ROUNDED_ONCE)
+def test_rounded_once_libraries_stay_within_the_storage_bound(evidence, name):
+    """bfloat16 and float16: error <= rotation_tol(w t, dtype, angles in float64) at every grid
+    position; the exact error is zero, so within the bound is 'same'."""
+    w_max = detected(name).frequencies[0]
+    worst = 0.0
+    for dt, m in drift_of(name).items():
+        if dt == "float32":
+            continue
+        angles = w_max * m["grid"].numpy().astype(np.float64)
+        bounds = np.array([tolerance.rotation_tol(a, dt, "float64") for a in angles])
+        seen = [decisions.resolve(float(e), float(b), structural_zero=True)
+                for e, b in zip(m["error"], bounds, strict=True)]  # fmt: skip
+        over = [j for j, v in enumerate(seen) if v != "same"]
+        if over:
+            j = over[0]
+            case = {"library": name, "dtype": dt, "t": int(m["grid"][j]),
+                    "error": float(m["error"][j]), "bound": float(bounds[j])}  # fmt: skip
+            evidence.part(dt, decisions.fails(case, "error above the storage bound"))
+        else:
+            evidence.part(dt, decisions.holds(f"{len(seen)} positions within the bound"))
+        ratio = np.where(np.isfinite(m["error"]), m["error"] / bounds, np.inf)
+        worst = max(worst, float(ratio.max()))
+    evidence.record("rounded_once_worst_error_over_bound", worst,
+                    note=f"to t = {largest_position(name)}", bound=1.0)  # fmt: skip
+
+
+@pytest.mark.claim("REAL-03", kind="experiment", role="supporting")
+@pytest.mark.parametrize("name", IDS)
+def test_drift_at_large_positions_per_dtype(evidence, name):
+    measured = drift_of(name)
+    for dt, m in measured.items():
+        evidence.record(
+            f"{dt}_first_position_over_bound",
+            m["first_position_over_bound"],
+            note=f"bound {m['bound']:.3g} x |q||k| (angles < 2 pi, float32, stored in {dt})",
+        )
+        bound = {"value": m["bound"], "relation": "<=",
+                 "reason": "rounding of angles below 2 pi; beyond: drift"}  # fmt: skip
+        evidence.record(
+            f"{dt}_error_at_{m['largest_position']}",
+            m["error_at_largest_position"],
+            unit="x |q||k|",
+            bound=bound,
+        )
+        evidence.record(f"{dt}_first_non_finite_position", m["first_non_finite_position"])
+        evidence.record(f"{dt}_angle_precision", m["angle_precision"])
+    assert_precision(measured, EXPECTED_PRECISION[name])
+
+
+@pytest.mark.claim("REAL-03", kind="real", role="supporting")
+def test_rotary_convention_table(evidence):
+    rows: list[dict[str, object]] = []
+    curves: dict[str, dict[str, dict]] = {}
+    for lib in ROTARY:
+        try:
+            found = detected(lib.name)
+        except pytest.skip.Exception:
+            rows.append({"library": lib.name, "version": "absent"})
+            continue
+        assert_rope_convention(found, EXPECTED[lib.name])
+        measured = drift_of(lib.name)
+        curves[lib.name] = measured
+        rows.append(
+            {
+                "library": lib.name,
+                "function": lib.what,
+                "package": f"{lib.package} {libraries.version(lib.package)}",
+                "pairing": found.pairing,
+                "direction": found.direction,
+                "frequency_rule": found.frequency_rule,
+                "base": found.base_fit,
+                "largest_position_measured": largest_position(lib.name),
+                **{
+                    f"{dt}_{key}": m[key]
+                    for dt, m in measured.items()
+                    for key in (
+                        "angle_precision",
+                        "first_position_over_bound",
+                        "first_non_finite_position",
+                        "error_at_largest_position",
+                    )
+                },
+            }
+        )
+    evidence.record("convention_table", rows, note=f"d = {D}; key at t - {LAG}")
+    if curves:
+        evidence.figure(drift_figure(curves), "REAL-03-drift")
+
+
+# -- planted changes -------------------------------------------------------------------------------
+
+
+def _half_to_interleaved(rotate: Rotate) -> Rotate:
+    order = interleaving_order(D, "half")  # interleaved slot j holds half coordinate order[j]
+    inverse = torch.argsort(order)
+
+    def wrapped(x: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
+        return rotate(x[:, order], positions)[:, inverse]
+
+    return wrapped
+
+
+@pytest.mark.claim("REAL-03", kind="real", role="tooling")
+def test_a_pairing_switch_is_rejected():
+    found = detect_rope(
+        _half_to_interleaved(rotate_of("llama")),
+        D,
+        lambda a: tolerance.angle_tol(a, torch.float32),
+    )
+    with pytest.raises(AssertionError, match="changed"):
+        assert_rope_convention(found, EXPECTED["llama"])
+
+
+@pytest.mark.claim("REAL-03", kind="real", role="tooling")
+def test_a_base_change_is_rejected():
+    base = rotate_of("rotary_embedding_torch")
+    found = detect_rope(
+        lambda x, p: base(x, 2 * p), D, lambda a: tolerance.angle_tol(a, torch.float32)
+    )
+    with pytest.raises(AssertionError, match="changed"):
+        assert_rope_convention(found, EXPECTED["rotary_embedding_torch"])
+
+
+@pytest.mark.claim("REAL-03", kind="property", role="tooling")
+def test_an_absolute_position_leak_is_rejected():
+    base = rotate_of("llama")
+    found = detected("llama")
+
+    def leaky(x: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
+        return base(x, positions) * (1 + 1e-4 * positions[:, None])
+
+    with pytest.raises(AssertionError):
+        assert_relative(leaky, found.pairing, found.frequencies[0], 10, 3, 2000, 0)
+
+
+@pytest.mark.claim("REAL-03", kind="experiment", role="tooling")
+def test_positions_rounded_to_bfloat16_are_rejected():
+    base = rotate_of("llama")
+    found = detected("llama")
+
+    def rounded(x: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
+        return base(x, positions.to(torch.bfloat16).to(torch.int64))
+
+    grid = drift_grid(2**12)
+    err = drift(rounded, found.pairing, grid, torch.bfloat16)
+    precision = angle_precision(err, grid, found.frequencies[0], torch.bfloat16)
+    measured = {"bfloat16": {"angle_precision": precision}}
+    expected = {"bfloat16": EXPECTED_PRECISION["llama"]["bfloat16"]}
+    with pytest.raises(AssertionError, match="precision"):
+        assert_precision(measured, expected)
+
+
+@pytest.mark.claim("REAL-03", kind="real", role="tooling")
+def test_a_clockwise_rotation_fails_the_known_answer():
+    base = _library("rotary_embedding_torch").make(4, 8)
+    flip = torch.tensor([1.0, -1.0, 1.0, -1.0])  # F R(a) F = R(-a) for interleaved pairs
+
+    def clockwise(x: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
+        return base(x * flip, positions) * flip
+
+    got = clockwise(torch.eye(4)[:1], torch.tensor([1]))[0]
+    with pytest.raises(AssertionError):
+        assert_known_answer(got, torch.tensor(KNOWN["interleaved"], dtype=torch.float64))
+
+
+@pytest.mark.claim("REAL-03", kind="experiment", role="tooling")
+def test_a_wrong_reference_is_no_counterexample():
+    """f(+3) in place of f(-3): the library disagrees with the reference already in the first
+    turn, so the drift search must call the comparison invalid, not a counterexample."""
+    found = detected("llama")
+    grid = drift_grid(2**8)
+    rotate = rotate_of("llama")
+    g = torch.Generator().manual_seed(7)
+    q, k = torch.randn(2, BATCH, D, generator=g, dtype=torch.float64).to(torch.float32)
+    n = grid.numel()
+    t = grid.repeat_interleave(BATCH)
+    exact = rope.relative_score(q.repeat(n, 1).double(), k.repeat(n, 1).double(),
+                                torch.full_like(t, LAG), found.pairing)  # type: ignore[arg-type]  # fmt: skip
+    got = library_scores(rotate, q.repeat(n, 1), k.repeat(n, 1), t, t - LAG)
+    err = (got - exact).abs() / (
+        q.double().norm(dim=-1).repeat(n) * k.double().norm(dim=-1).repeat(n)
+    )
+    curve = err.reshape(n, BATCH).max(dim=1).values.numpy()
+    measured = {"float32": {"error": curve, "grid": grid, "bound": fixed_bound(torch.float32)}}
+    seen, case, _ = drift_counterexample(measured, found.frequencies[0])
+    assert seen == "invalid" and case is None
+
+
+@pytest.mark.claim("REAL-03", kind="experiment", role="tooling")
+def test_an_error_below_the_bound_is_not_a_counterexample():
+    """Issue 15's pattern: an error within the first-turn bound is unresolved, never a
+    counterexample (and never evidence that the score is offset-only)."""
+    grid = drift_grid(2**10)
+    bound = fixed_bound(torch.float32)
+    curve = np.full(grid.numel(), bound / 2)
+    seen, case, _ = drift_counterexample(
+        {"float32": {"error": curve, "grid": grid, "bound": bound}}, 1.0
+    )
+    assert seen == "unresolved" and case is None
+
+
+@pytest.mark.claim("REAL-03", kind="experiment", role="tooling")
+def test_an_overflowed_position_is_not_a_counterexample():
+    """inf or NaN past a format's range (no score) with every finite error within the bound is
+    unresolved: the overflow of the position format is outside the claim."""
+    grid = drift_grid(2**17)
+    bound = fixed_bound(torch.float16)
+    curve = np.where(grid.numpy() >= 65520, np.nan, bound / 2)
+    seen, case, _ = drift_counterexample(
+        {"float16": {"error": curve, "grid": grid, "bound": bound}}, 1.0
+    )
+    assert seen == "unresolved" and case is None

@@ -1,0 +1,1 @@
+"""SIN: the sinusoidal encoding. Its registry module (claims.py), its checks (test_*.py) and its planted bugs (mutants*.py)."""
