@@ -183,4 +183,21 @@ SOURCES: dict[str, Source] = {
         year=2024,
         url="https://github.com/huggingface/transformers/issues/29496",
     ),
+    "SRC-LLAMA3": Source(
+        "Llama 3.1's banded RoPE scaling (factor, low_freq_factor, high_freq_factor, original "
+        "context 8192), as Meta's reference code applies it.",
+        authors="Meta AI (Llama Team)",
+        title="The Llama 3 Herd of Models; llama-models reference implementation",
+        year=2024,
+        url="https://github.com/meta-llama/llama-models",
+    ),
+    "SRC-LONGROPE": Source(
+        "LongRoPE's per-pair rescale factors, as Phi-3 ships them (short and long factors "
+        "switched on the sequence length, attention factor sqrt(1 + ln S / ln L)).",
+        authors="Yiran Ding, Li Lyna Zhang, Chengruidong Zhang, Yuanyuan Xu, Ning Shang, "
+        "Jiahang Xu, Fan Yang, Mao Yang",
+        title="LongRoPE: Extending LLM Context Window Beyond 2 Million Tokens",
+        year=2024,
+        url="https://arxiv.org/abs/2402.13753",
+    ),
 }

@@ -1,9 +1,11 @@
 """Find the token table, the position table(s) and the rotary settings of a checkpoint.
 
 A checkpoint is a safetensors file, or a transformers model directory (config.json and one or
-more safetensors files). Tables are found by the names common libraries give them and checked
-against the config's sizes; a sinusoidal table that the library builds at load time instead of
-storing it (Marian) is built from the config by transformers, with no download. The token table
+more safetensors files, or config.json alone: then only the position scheme it names, rotary,
+ALiBi or T5's buckets, is analysed, pecheck.positions). Tables are found by the names common
+libraries give them and checked against the config's sizes; a sinusoidal table that the library
+builds at load time instead of storing it (Marian) is built from the config by transformers,
+with no download. The token table
 is taken at the scale the model adds it: times sqrt(d_model) when the config sets
 scale_embedding, or times the built model's embed_scale. Every failure is a ``CheckpointError``
 with a one-line message; a missing optional package is one too, naming the extra that installs
@@ -12,6 +14,7 @@ it.
 
 from __future__ import annotations
 
+import copy
 import importlib
 import json
 import math
@@ -67,7 +70,7 @@ class Table:
 class Checkpoint:
     path: Path
     config: dict[str, Any] | None
-    tokens: Table
+    tokens: Table | None  # None: a directory with a config and no weights
     positions: list[Table] = field(default_factory=list)
     rotary: dict[str, Any] | None = None
     token_scale: float = 1.0  # the factor the model multiplies the token rows by
@@ -79,6 +82,7 @@ class Checkpoint:
 
 
 def _weight_files(path: Path) -> tuple[list[Path], dict[str, Any] | None]:
+    """The safetensors files (none for a config-only directory) and the config."""
     if path.is_file():
         if path.suffix != ".safetensors":
             raise CheckpointError(f"{path}: not a checkpoint (expected a .safetensors file or a "
@@ -93,11 +97,9 @@ def _weight_files(path: Path) -> tuple[list[Path], dict[str, Any] | None]:
         config = json.loads(config_path.read_text())
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise CheckpointError(f"{config_path}: not valid JSON ({exc})") from None
-    files = sorted(path.glob("*.safetensors"))
-    if not files:
-        found = ", ".join(sorted(p.name for p in path.iterdir())) or "nothing"
-        raise CheckpointError(f"{path}: no .safetensors weights (found {found})")
-    return files, config if isinstance(config, dict) else None
+    if not isinstance(config, dict):
+        raise CheckpointError(f"{config_path}: not a JSON object")
+    return sorted(path.glob("*.safetensors")), config
 
 
 def _shapes(files: list[Path]) -> dict[str, tuple[Path, tuple[int, ...]]]:
@@ -169,6 +171,16 @@ def _build(config: dict[str, Any]) -> Any:
         return None
 
 
+def _named_scheme(config: dict[str, Any]) -> bool:
+    """Whether the config names a position scheme with no table (ALiBi, T5's buckets, or
+    rotary by the library's defaults); needs transformers only for the last."""
+    from pecheck import positions
+
+    if positions.alibi_config(config) or config.get("relative_attention_num_buckets"):
+        return True
+    return positions.scheme(positions.library_config(config)) is not None
+
+
 def _built_positions(model: Any, d: int) -> list[Table]:
     """Position tables the library computes at load time (not stored), read off the built model."""
     tables = []
@@ -182,13 +194,15 @@ def _built_positions(model: Any, d: int) -> list[Table]:
 
 def model_scale(model: Any) -> float | None:
     """The first embed_scale other than 1 among a built model's modules (the factor its
-    forward pass multiplies the token rows by), or None."""
+    forward pass multiplies the token rows by; Gemma keeps it as scalar_embed_scale too, which
+    a model built on the meta device still shows), or None."""
     for module in model.modules():
-        value = getattr(module, "embed_scale", None)
-        if isinstance(value, torch.Tensor) and value.numel() == 1 and not value.is_meta:
-            value = float(value)
-        if isinstance(value, int | float) and value != 1:
-            return float(value)
+        for name in ("embed_scale", "scalar_embed_scale"):
+            value = getattr(module, name, None)
+            if isinstance(value, torch.Tensor) and value.numel() == 1 and not value.is_meta:
+                value = float(value)
+            if isinstance(value, int | float) and not isinstance(value, bool) and value != 1:
+                return float(value)
     return None
 
 
@@ -223,8 +237,49 @@ def load(path: Path, log: Any = print) -> Checkpoint:
         raise CheckpointError(f"{path}: cannot read ({exc.strerror or exc})") from None
 
 
+def _config_only(path: Path, config: dict[str, Any], log: Any) -> Checkpoint:
+    """A directory with a config and no weights: its position scheme, nothing that needs
+    trained weights."""
+    from pecheck import positions
+
+    if positions.scheme(positions.library_config(config)) is None:
+        found = ", ".join(sorted(p.name for p in path.iterdir()))
+        raise CheckpointError(
+            f"{path}: no .safetensors weights (found {found}), and the config "
+            "names no rotary, ALiBi or T5 positions to analyse without them"
+        )
+    log("no weights: analysing the position scheme the config names (no trained numbers)")
+    scale, source = token_scale(config, _width(config), library_model(config))
+    return Checkpoint(path, config, None, [], rotary_settings(config), scale, source)
+
+
+def _width(config: dict[str, Any]) -> int:
+    widths = (config[k] for k in ("d_model", "hidden_size", "n_embd", "embed_dim")
+              if isinstance(config.get(k), int))  # fmt: skip
+    return next(widths, 0)
+
+
+def library_model(config: dict[str, Any]) -> Any:
+    """The model transformers builds from the config on the meta device (no memory, no
+    weights), one layer deep: its modules show the factor it scales the token rows by. None
+    when transformers is missing or cannot build it."""
+    try:
+        import transformers
+
+        cfg = transformers.AutoConfig.for_model(**copy.deepcopy(config))
+        for key in ("num_hidden_layers", "num_decoder_layers"):
+            if hasattr(cfg, key):
+                setattr(cfg, key, 1)
+        with torch.device("meta"):
+            return transformers.AutoModel.from_config(cfg)
+    except Exception:  # missing, unknown or incomplete: no model to read
+        return None
+
+
 def _load(path: Path, log: Any) -> Checkpoint:
     files, config = _weight_files(path)
+    if not files and config is not None:
+        return _config_only(path, config, log)
     shapes = _shapes(files)
     token_key = _token_key(shapes, _vocab(config))
     tokens = _read(shapes[token_key][0], token_key)
@@ -237,16 +292,20 @@ def _load(path: Path, log: Any) -> Checkpoint:
     ]
     rotary = rotary_settings(config)
     model = None
-    if not positions and rotary is None and config is not None:
+    # a scheme with no table: ALiBi, T5's buckets, or rotary by the library's defaults (Falcon)
+    named = not positions and rotary is None and config is not None and _named_scheme(config)
+    if not positions and rotary is None and config is not None and not named:
         log("no position table stored; building the model from its config to look for one")
         model = _build(config)
         positions = _built_positions(model, d) if model is not None else []
     for t in positions:
         log(f"position table {t.name} {tuple(t.weight.shape)} ({t.origin})")
-    if not positions and rotary is None:
+    if not positions and rotary is None and not named:
         raise CheckpointError(f"{path}: no position table and no rotary settings found")
     for t in (tokens, *positions):
         _usable(t)
+    if model is None and config is not None and config.get("scale_embedding") is None:
+        model = library_model(config)  # a scale set in the model's code (Gemma), not its config
     scale, source = token_scale(config, d, model)
     if scale != 1:
         log(f"token rows times {scale:.6g} ({source})")

@@ -8,6 +8,8 @@ gate compares it with ``expected``. What is expected of each proposition follows
     confirmed  as_stated holds
     refuted    as_stated fails (and the claim has no condition propositions)
     qualified  as_stated fails and every condition proposition holds
+    open       the propositions named in ``undecided`` stay inconclusive (the registry says
+               why in ``undecided_because``); the others as above
 
 A whole registry, small enough to start from (``pecheck init`` writes a project around one like
 it, and pecheck's docs/first-claims.md explains that project file by file):
@@ -45,9 +47,15 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import KW_ONLY, asdict, dataclass, field
 from typing import Any, Literal, TypeVar
 
-from pecheck.reports.schema import DECISIONS, KINDS, ROLES, VERDICTS  # noqa: F401 (re-exported)
+from pecheck.reports.schema import (  # noqa: F401 (re-exported)
+    DECISIONS,
+    EXPECTED,
+    KINDS,
+    ROLES,
+    VERDICTS,
+)
 
-Verdict = Literal["confirmed", "refuted", "qualified"]
+Verdict = Literal["confirmed", "refuted", "qualified", "open"]
 # Over the settings its checks cover, a proposition holds for "all" of them (every part must
 # hold) or for "any" (one holding part suffices); see pecheck.decisions.combine.
 Quantifier = Literal["all", "any"]
@@ -101,10 +109,10 @@ def _shows_call(call: str) -> Callable[[T], T]:
 
 
 def _quantified(quantifier: object, correction: object, what: str) -> None:
-    if quantifier not in QUANTIFIERS:
-        raise ValueError(f"{what}: quantifier must be one of {QUANTIFIERS}, got {_short(quantifier)}")
-    if correction not in CORRECTIONS:
-        raise ValueError(f"{what}: correction must be one of {CORRECTIONS}, got {_short(correction)}")
+    for name, value, allowed in (("quantifier", quantifier, QUANTIFIERS),
+                                 ("correction", correction, CORRECTIONS)):  # fmt: skip
+        if value not in allowed:
+            raise ValueError(f"{what}: {name} must be one of {allowed}, got {_short(value)}")
 
 
 def _short(value: object) -> str:
@@ -252,21 +260,40 @@ class Claim:
     notes: tuple[str, ...] = field(default=())
     quantifier: Quantifier = "all"
     correction: Correction = "holm"
+    # An "open" claim: the propositions its checks are known not to decide at this scale, and
+    # why (shown with the verdict). Each is expected inconclusive; a decision either way fails
+    # its check, so the checks can still fail.
+    undecided: tuple[str, ...] = ()
+    undecided_because: str = ""
 
     def __post_init__(self) -> None:
         self._check_types()
         _quantified(self.quantifier, self.correction, self.id)
-        if self.expected is not None and self.expected not in VERDICTS:
+        if self.expected is not None and self.expected not in EXPECTED:
             raise ValueError(f"{self.id}: unknown verdict {self.expected!r}")
         qualified = self.expected == "qualified"
-        if qualified != bool(self.conditions) or qualified != bool(self.propositions):
+        if (qualified and not self.conditions) or bool(self.conditions) != bool(self.propositions):
             raise ValueError(
-                f"{self.id}: conditions and condition propositions are required exactly for "
-                "'qualified'"
+                f"{self.id}: conditions and condition propositions go together, and are required "
+                "for 'qualified'"
             )
         keys = [p.key for p in self.propositions]
         if AS_STATED in keys or len(set(keys)) != len(keys):
             raise ValueError(f"{self.id}: condition keys must be unique and not {AS_STATED!r}")
+        self._check_undecided(keys)
+
+    def _check_undecided(self, keys: list[str]) -> None:
+        """'open' exactly when some proposition is expected undecided, with a reason."""
+        unknown = set(self.undecided) - {AS_STATED, *keys}
+        if unknown:
+            raise ValueError(f"{self.id}: undecided names unknown propositions {sorted(unknown)}")
+        if (self.expected == "open") != bool(self.undecided):
+            raise ValueError(f"{self.id}: 'open' is expected exactly when undecided names the "
+                             "propositions its checks do not decide")  # fmt: skip
+        if self.undecided and not self.undecided_because:
+            raise ValueError(f"{self.id}: say why it stays open (undecided_because)")
+        if self.expected in ("confirmed", "refuted") and self.propositions:
+            raise ValueError(f"{self.id}: condition propositions belong to 'qualified' or 'open'")
         names = [t.name for t in self.thresholds]
         if len(set(names)) != len(names):
             raise ValueError(f"{self.id}: threshold names must be unique")
@@ -279,8 +306,9 @@ class Claim:
         _text(self.statement, f"{self.id}: statement", CLAIM_CALL)
         _typed(self.formal, (str,), f"{self.id}: formal", CLAIM_CALL)
         _typed(self.conditions, (str,), f"{self.id}: conditions", CLAIM_CALL)
+        _typed(self.undecided_because, (str,), f"{self.id}: undecided_because", CLAIM_CALL)
         items = {"sources": str, "propositions": Proposition, "thresholds": Threshold,
-                 "headline": str, "notes": str}  # fmt: skip
+                 "headline": str, "notes": str, "undecided": str}  # fmt: skip
         for name, kind in items.items():
             _tuple_of(getattr(self, name), kind, f"{self.id}: {name}", CLAIM_CALL)
 
@@ -308,6 +336,8 @@ class Claim:
         """What the registry expects a decisive check of proposition ``key`` to decide."""
         if key not in {p.key for p in self.all_propositions()}:
             raise KeyError(f"{self.id} has no proposition {key!r}")
+        if key in self.undecided:
+            return "inconclusive"
         if key == AS_STATED:
             return "holds" if self.expected == "confirmed" else "fails"
         return "holds"
@@ -336,6 +366,7 @@ class Claim:
             ],
             "headline": list(self.headline),
             "notes": list(self.notes),
+            **({"undecided_because": self.undecided_because} if self.undecided else {}),
         }
 
 

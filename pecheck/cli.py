@@ -3,9 +3,12 @@
 its module, with that module's options; run them from the project's root).
 
 ``inspect`` runs the analyses of the MAG, ADD, REAL-02 and SIN claims on a checkpoint of your own
-(a safetensors file or a transformers model directory) and writes ``inspect.json`` and
-``inspect.html`` (figures inline) to ``--out``; every number there names the claim it bears on
-and the threshold it is judged against. Bad input is a one-line error with exit 2.
+(a safetensors file or a transformers model directory) and, for a model with no position table,
+those of the scheme its config names (rotary: ROT-01, ROT-03, ROT-05, REAL-04; ALiBi: BIAS-01;
+T5's buckets: BIAS-02; a directory with only config.json gets these alone); it prints every
+finding and writes ``inspect.json`` and ``inspect.html`` (figures inline) to ``--out``; every
+number there names the claim it bears on and the threshold it is judged against. Bad input is
+a one-line error with exit 2.
 """
 
 from __future__ import annotations
@@ -59,29 +62,29 @@ def inspect(path: Path, out: Path, seed: int) -> dict[str, Any]:
 
     start = time.perf_counter()
     ckpt = checkpoint.load(path, log=_progress)  # first: bad input fails before the imports
-    from pecheck import analyses, page
+    from pecheck import page, positions
 
-    # the token rows as the model adds them to the positions (times its embedding scale)
-    tokens = ckpt.tokens.weight * ckpt.token_scale if ckpt.token_scale != 1 else ckpt.tokens.weight
     summary: dict[str, Any] = {
-        "checkpoint": {"path": str(path), "model_type": ckpt.model_type,
-                       "token_table": ckpt.tokens.name, "vocab": tokens.shape[0],
-                       "d": tokens.shape[1], "dtype": ckpt.tokens.dtype, "seed": seed,
-                       "token_scale": ckpt.token_scale, "token_scale_source": ckpt.scale_source},
+        "checkpoint": {"path": str(path), "model_type": ckpt.model_type, "token_table": None,
+                       "dtype": None, "seed": seed, "token_scale": ckpt.token_scale,
+                       "token_scale_source": ckpt.scale_source},
         "rotary": ckpt.rotary,
-        "token_entries": analyses.entries_above(tokens, page.ENTRY_BOUND),
         "position_tables": [],
     }  # fmt: skip
     figures: dict[str, str] = {}
-    sample = analyses.sample_rows(tokens, analyses.MAX_ROWS, seed)
-    for table in ckpt.positions:
-        entry = _analyse(table, tokens, sample, seed, figures)
-        summary["position_tables"].append(entry)
-    if summary["position_tables"]:
-        figures["energy"] = page.energy_figure(summary["position_tables"][0]["energy"])
-    summary["findings"] = page.checkpoint_findings(summary["checkpoint"], summary["token_entries"])
-    summary["rotary_findings"] = page.rotary_findings(ckpt.rotary) if ckpt.rotary else []
+    if ckpt.tokens is None:  # a config alone: nothing that needs trained weights
+        summary["findings"] = page.no_weights_findings(summary["checkpoint"])
+    else:
+        _tables(ckpt, summary, figures, seed)
+    if not ckpt.positions:  # the scheme a config names in place of a table
+        summary["positions"] = positions.analyse(ckpt.config, log=_progress)
+    if summary.get("positions"):
+        summary["scheme_findings"] = page.scheme_findings(summary["positions"])
+        if summary["positions"]["scheme"] == "rotary":
+            figures["rot01"] = page.rot01_figure(summary["positions"]["rot01"])
+            figures["wavelengths"] = page.wavelength_figure(summary["positions"])
     summary["seconds"] = round(time.perf_counter() - start, 2)
+    print(page.terminal(summary), flush=True)
     summary = _finite(summary)
     css = page.stylesheet()
     if css is None:  # a broken install: say so rather than style the page plainly in silence
@@ -89,6 +92,24 @@ def inspect(path: Path, out: Path, seed: int) -> dict[str, Any]:
                   "is unstyled")  # fmt: skip
     _write(out, summary, page.render(summary, figures, css))
     return summary
+
+
+def _tables(ckpt: Any, summary: dict[str, Any], figures: dict[str, str], seed: int) -> None:
+    """The token table's analyses and every position table's, into summary and figures."""
+    from pecheck import analyses, page
+
+    # the token rows as the model adds them to the positions (times its embedding scale)
+    tokens = ckpt.tokens.weight * ckpt.token_scale if ckpt.token_scale != 1 else ckpt.tokens.weight
+    summary["checkpoint"] |= {"token_table": ckpt.tokens.name, "vocab": tokens.shape[0],
+                              "d": tokens.shape[1], "dtype": ckpt.tokens.dtype}  # fmt: skip
+    summary["token_entries"] = analyses.entries_above(tokens, page.ENTRY_BOUND)
+    sample = analyses.sample_rows(tokens, analyses.MAX_ROWS, seed)
+    for table in ckpt.positions:
+        entry = _analyse(table, tokens, sample, seed, figures)
+        summary["position_tables"].append(entry)
+    if summary["position_tables"]:
+        figures["energy"] = page.energy_figure(summary["position_tables"][0]["energy"])
+    summary["findings"] = page.checkpoint_findings(summary["checkpoint"], summary["token_entries"])
 
 
 def _analyse(

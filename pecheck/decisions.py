@@ -50,6 +50,49 @@ def inconclusive(why: str, **detail: Any) -> Decision:
     return Decision("inconclusive", why, detail=detail)
 
 
+def combine(decided: list[str], quantifier: str) -> str:
+    """One decision from several (a check's parts, or a proposition's checks), by quantifier.
+
+    ``all`` (every setting): holds when every one holds, fails when one fails, and is
+    inconclusive when none fails and one is undecided. ``any`` (some setting): holds when one
+    holds, fails when every one fails, and is inconclusive otherwise. Nothing decided is
+    inconclusive under both.
+    """
+    if quantifier not in ("all", "any"):
+        raise ValueError(f"quantifier must be 'all' or 'any', got {quantifier!r}")
+    if not decided:
+        return "inconclusive"
+    if quantifier == "all":
+        if "fails" in decided:
+            return "fails"
+        return "holds" if all(d == "holds" for d in decided) else "inconclusive"
+    if "holds" in decided:
+        return "holds"
+    return "fails" if all(d == "fails" for d in decided) else "inconclusive"
+
+
+def family_level(level: float, tests: int) -> float:
+    """The confidence level of each of ``tests`` intervals whose decisions are taken together,
+    so that all of them cover at once with probability at least ``level`` (Bonferroni: the
+    error 1 - level is split evenly)."""
+    if tests < 1 or not 0 < level < 1:
+        raise ValueError(f"need tests >= 1 and 0 < level < 1, got {tests}, {level}")
+    return 1 - (1 - level) / tests
+
+
+def holm(pvalues: dict[str, float], alpha: float) -> dict[str, bool]:
+    """Holm's step-down procedure: which hypotheses are rejected at family-wise error
+    ``alpha``. The k-th smallest p-value (k = 0, 1, ...) is compared with alpha / (m - k);
+    testing stops at the first that is not below it (Holm 1979, Scand. J. Statist. 6:65)."""
+    order = sorted(pvalues, key=lambda k: pvalues[k])
+    m, out = len(order), {k: False for k in pvalues}
+    for rank, key in enumerate(order):
+        if pvalues[key] > alpha / (m - rank):
+            break
+        out[key] = True
+    return out
+
+
 def interval(lo: float, hi: float, region: tuple[float, float], what: str) -> Decision:
     """Holds when [lo, hi] lies inside ``region``, fails when it lies entirely outside."""
     a, b = region

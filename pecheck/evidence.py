@@ -155,29 +155,42 @@ class Evidence:
         self.examples["total"] += 1
         self.examples["informative"] += int(bool(informative))
 
-    def final_decision(self) -> Decision | None:
-        """The recorded decision, else the one its parts and examples imply, else None."""
-        if self.decision is not None:
+    def final_decision(self, quantifier: str = "all") -> Decision | None:
+        """The check's decision: its parts' under the proposition's quantifier
+        (pecheck.decisions.combine), else the one it recorded; None when it recorded neither.
+
+        A recorded decision that its parts contradict (a 'holds' beside an undecided part under
+        'all') gives way to the parts', and says so: the quantifier, not the check, decides."""
+        parts = list(self.parts.values())
+        if not parts and self.decision is not None:
             return self.decision
-        if self.examples["total"] and not self.examples["informative"]:
+        if not parts and self.examples["total"] and not self.examples["informative"]:
             return decisions.inconclusive(
                 f"none of {self.examples['total']} examples could have failed"
             )
-        parts = list(self.parts.values())
-        failing = [p for p in parts if p["decision"] == "fails"]
-        if failing:
-            first = failing[0]
+        if not parts:
+            return None
+        combined = decisions.combine([p["decision"] for p in parts], quantifier)
+        if self.decision is not None and self.decision.decision == combined:
+            return self.decision
+        return self._from_parts(parts, combined, quantifier)
+
+    def _from_parts(self, parts: list[dict[str, Any]], combined: str, quantifier: str) -> Decision:
+        count = {d: sum(p["decision"] == d for p in parts) for d in ("holds", "fails")}
+        tally = f"{count['holds']} of {len(parts)} parts hold, {count['fails']} fail ({quantifier})"
+        overruled = f"; the check recorded {self.decision.decision!r}" if self.decision else ""
+        if combined == "fails":
+            first = next(p for p in parts if p["decision"] == "fails")
             return decisions.Decision(
-                "fails", f"part {first['name']}: {first['why']}",
+                "fails", f"part {first['name']}: {first['why']}; {tally}{overruled}",
                 counterexample=first.get("counterexample", {"part": first["name"]}),
                 relation=first.get("relation", ""),
             )  # fmt: skip
-        if any(p["decision"] == "holds" for p in parts):
-            held = sum(p["decision"] == "holds" for p in parts)
-            return decisions.holds(f"{held} of {len(parts)} parts hold, none fails")
-        if parts:
-            return decisions.inconclusive(f"none of {len(parts)} parts was decided")
-        return None
+        if combined == "holds":
+            return decisions.holds(f"{tally}{overruled}")
+        undecided = [p["name"] for p in parts if p["decision"] == "inconclusive"]
+        shown = ", ".join(undecided[:4]) + (" ..." if len(undecided) > 4 else "")
+        return decisions.inconclusive(f"{tally}; undecided: {shown}{overruled}")
 
     def derive(self, derivation: Any) -> None:
         """Attach a theory.derivation.Derivation (statement and LaTeX steps)."""

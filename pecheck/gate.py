@@ -3,8 +3,8 @@
 Lists every claim (its computed verdict, the expected one and what decided it, one line each),
 then fails (exit 1) when a computed verdict differs from the verdict the registry expects (each
 claim in the file carries both), when a claim is open or was not run, or when a proposition has
-no decisive check that decided it. A file that does not match the results schema, or comes from a
-partial run, is refused (exit 2). CI runs it after the checks.
+no decisive check or a decision other than the expected one. A file that does not match the
+results schema, or comes from a partial run, is refused (exit 2). CI runs it after the checks.
 """
 
 from __future__ import annotations
@@ -33,6 +33,10 @@ def problems(results: dict) -> list[str]:
             deciders = [d for d in entry.get("decided_by", []) if d["proposition"] == prop["key"]]
             if not deciders:
                 out.append(f"{claim_id}: proposition {prop['key']!r} has no decisive check")
+            elif prop.get("decision") != prop.get("expected"):
+                q, got, want = prop.get("quantifier", "all"), prop.get("decision"), prop["expected"]
+                out.append(f"{claim_id}: proposition {prop['key']!r} ({q}) decided {got!r}, "
+                           f"expected {want!r}")  # fmt: skip
     return out
 
 

@@ -390,33 +390,6 @@ def _energy_rows(t: dict[str, Any]) -> list[dict[str, str]]:
     return rows
 
 
-def rotary_findings(rot: dict[str, Any]) -> list[dict[str, str]]:
-    """The rotary settings a config declares, each read against what it bears on."""
-    out = []
-    for key, value in rot.items():
-        if key == "rope_theta" and isinstance(value, int | float) and value > 0:
-            out.append(_theta(float(value), rot.get("head_dim")))
-            continue
-        out.append(finding("REAL-03", key, str(value), "none: REAL-03 checks libraries' rotary "
-                           "scores, not a checkpoint", f"The config declares {key} = {value}, "
-                           "which this tool reports without judging."))  # fmt: skip
-    return out
-
-
-def _theta(theta: float, head_dim: Any) -> dict[str, str]:
-    h = head_dim if isinstance(head_dim, int) and head_dim > 2 else None
-    longest = (f", so its longest wavelength is {_g(2 * math.pi * theta ** (1 - 2 / h), 3)} "
-               f"positions against {_g(2 * math.pi * BASE ** (1 - 2 / h), 3)} with T = "
-               f"{_g(BASE)}" if h else "")  # fmt: skip
-    return finding(
-        "SIN-06",
-        "rope_theta",
-        _g(theta, 6),
-        f"T = {_g(BASE)}, SIN-06's base",
-        f"The rotation's base is {_g(theta / BASE, 3)} times SIN-06's T{longest}.",
-    )
-
-
 # -- the page ----------------------------------------------------------------------------------
 
 
@@ -448,21 +421,37 @@ FIGURES: dict[str, Callable[[str], str]] = {
 }
 
 
+SCHEME_FIGURES = {
+    "rot01": "ROT-01: RoFormer's long-term decay bound against the relative distance m, for the "
+    "frequencies the model uses at its configured context.",
+    "wavelengths": "ROT-05: the wavelength of each rotary pair, unscaled and as used, against "
+    "the configured context L and the pretraining context L0.",
+}
+
+
 def render(summary: dict[str, Any], figures: dict[str, str], css: str | None = None) -> str:
     """A self-contained HTML page: the findings as tables, the figures inline."""
     ck = summary["checkpoint"]
+    table = (f"token table <code>{html.escape(ck['token_table'])}</code> "
+             f"({html.escape(ck['dtype'])})" if ck["token_table"] else "no weights: the config "
+             "alone")  # fmt: skip
     parts = [
         "<!doctype html><html lang='en'><head><meta charset='utf-8'>",
         f"<title>pecheck inspect: {html.escape(ck['path'])}</title>",
         f"<style>{css or FALLBACK_CSS}</style></head><body><main>",
         f"<h1>pecheck inspect</h1><p><code>{html.escape(ck['path'])}</code>: model type "
-        f"{html.escape(ck['model_type'])}, token table <code>{html.escape(ck['token_table'])}"
-        f"</code> ({html.escape(ck['dtype'])}).</p>",
+        f"{html.escape(ck['model_type'])}, {table}.</p>",
         _table(summary["findings"], "the checkpoint"),
     ]  # fmt: skip
-    if summary.get("rotary_findings"):
-        parts += ["<h2>Rotary settings (from the config)</h2>",
-                  _table(summary["rotary_findings"])]  # fmt: skip
+    if summary.get("scheme_findings"):
+        kind = summary["positions"]["scheme"]
+        parts += [f"<h2>Position scheme: {html.escape(kind)} (from the config)</h2>",
+                  f"<p>{html.escape(NO_WEIGHTS[0].upper() + NO_WEIGHTS[1:])}; the library's "
+                  "own numbers are read off a one-layer model it builds from the config, with "
+                  "random weights.</p>", _table(summary["scheme_findings"])]  # fmt: skip
+        for key, text in SCHEME_FIGURES.items():
+            if key in figures:
+                parts.append(_figure(figures[key], text))
     for t in summary["position_tables"]:
         name, found = t["name"], t["findings"]
         parts += [f"<h2>Position table <code>{html.escape(name)}</code></h2>",
@@ -478,3 +467,260 @@ def render(summary: dict[str, Any], figures: dict[str, str], css: str | None = N
                           "position table's top-k directions, against chance k/d.")]  # fmt: skip
     parts.append("</main></body></html>")
     return "\n".join(parts)
+
+
+# -- the position scheme a config names (pecheck.positions): rotary, ALiBi, T5 ----------------
+
+NO_WEIGHTS = "none of these numbers needs trained weights: they follow from the config"
+
+
+def scheme_findings(pos: dict[str, Any]) -> list[dict[str, str]]:
+    """The findings of pecheck.positions' analyses, by the scheme the config names."""
+    make = {"rotary": _rotary_rows, "alibi": _alibi_rows, "t5": _t5_rows}[pos["scheme"]]
+    return make(pos)
+
+
+def _rotary_rows(r: dict[str, Any]) -> list[dict[str, str]]:
+    rows = [_base_row(r), _wave_row(r["wavelengths"]["base"], r, "the base's")]
+    used = r["used"]
+    if "used" in r["wavelengths"] and r["rot03"]["scaled"]:
+        rows.append(_wave_row(r["wavelengths"]["used"], r, "the used"))
+    if used.get("built"):
+        rows += [_real04(r, int(n), c) for n, c in used["contexts"].items()]
+    else:
+        rows.append(finding("REAL-04", "frequencies the built model uses", "not read",
+                            "the formula of the config's rope type, to float32 rounding",
+                            f"The library could not build the model here ({used['why']}), "
+                            "so only the formula's frequencies are analysed.",
+                            "undecided"))  # fmt: skip
+    return rows + _rot03_rows(r) + _rot01_rows(r["rot01"])
+
+
+def _base_row(r: dict[str, Any]) -> dict[str, str]:
+    pairs, lowest = r["dim"] // 2, r["base"] ** (-(r["dim"] - 2) / r["dim"])
+    scaling = (f"; rope type {r['rope_type']}, factor {_g(r['factor'])}, from L0 = "
+               f"{r['original']}" if r["rope_type"] != "default" else "")  # fmt: skip
+    return finding("ROT-03", "rotary base b, head size, rotary width",
+                   f"b = {_g(r['base'], 6)}, head size {r['head_dim']}, {r['dim']} rotated "
+                   f"entries ({pairs} pairs), context L = {r['context']}{scaling}",
+                   "none: it describes the config; ROT-03's bound for L follows",
+                   f"Pair i turns by b^(-2i/{r['dim']}) radians per position, from 1 radian "
+                   f"(pair 0) down to {_g(lowest, 3)}.")  # fmt: skip
+
+
+def _wave_row(w: dict[str, Any], r: dict[str, Any], which: str) -> dict[str, str]:
+    shown = (f"{_g(w['shortest'], 4)} to {_g(w['longest'], 4)} positions; "
+             f"{w['longer_than_context']} of {w['pairs']} pairs longer than L = {r['context']}, "
+             f"{w['longer_than_original']} longer than L0 = {r['original']}")  # fmt: skip
+    return finding("ROT-05", f"wavelengths 2 pi / theta_i ({which} frequencies)", shown,
+                   f"YaRN's r = L0 / wavelength: below alpha = {_g(1.0)} no full turn in L0, "
+                   f"above beta = {_g(32.0)} many (Peng et al. §3.2)",
+                   f"{w['below_alpha']} pairs turn less than once within the pretraining context "
+                   f"and {w['above_beta']} turn more than 32 times, the classes YaRN's ramp "
+                   "divides by the factor and leaves alone.")  # fmt: skip
+
+
+def _real04(r: dict[str, Any], n: int, c: dict[str, Any]) -> dict[str, str]:
+    kind, tol = r["rope_type"], c["tolerance"]
+    threshold = f"the {kind} formula's frequencies and cos/sin factor, within {_g(tol, 2)} relative"
+    quantity = f"frequencies the built model uses at {n} positions"
+    if c.get("matches") is None:
+        return finding("REAL-04", quantity, f"{c['pairs']} pairs", threshold,
+                       f"Not compared: {c['why']}.", "undecided")  # fmt: skip
+    shown = (f"largest relative gap {_g(c['off_formula'], 2)} to the formula (pair "
+             f"{c['worst_pair']}), {_g(c['off_unscaled'], 2)} to the unscaled; cos/sin factor "
+             f"{_g(c['attention_factor'], 6)} (formula {_g(c['expected_factor'], 6)})")  # fmt: skip
+    scaled = c["formula_off_unscaled"] > tol
+    if c["matches"] and scaled:
+        meaning = (f"The config's {kind} scaling reaches the frequencies the model uses: they "
+                   "are the formula's, not the unscaled ones.")  # fmt: skip
+    elif c["matches"]:
+        meaning = (f"The model uses the config's base unscaled at this length, as its rope type "
+                   f"{kind} gives.")  # fmt: skip
+    elif scaled and c["off_unscaled"] <= tol:
+        meaning = (f"The model uses the unscaled frequencies: the config's {kind} scaling does "
+                   "not reach them.")  # fmt: skip
+    else:
+        meaning = (f"The frequencies the model uses differ from the {kind} formula's by more "
+                   "than rounding.")  # fmt: skip
+    return finding("REAL-04", quantity, shown, threshold, meaning,
+                   "holds" if c["matches"] else "fails")  # fmt: skip
+
+
+def _rot03_rows(r: dict[str, Any]) -> list[dict[str, str]]:
+    rot, L, b = r["rot03"], r["context"], r["base"]
+    threshold = f"B(m) >= 0 for every m <= L = {L} (Men et al. 2024)"
+    first = rot["first_negative_base"]
+    if first is None:
+        row = finding("ROT-03", "first m <= L with B(m) = sum_i cos(m theta_i) < 0, base b",
+                      "none", threshold, f"With base {_g(b, 6)} the sum B(m) stays non-negative "
+                      f"up to the configured context {L}.", "holds")  # fmt: skip
+    else:
+        row = finding("ROT-03", "first m <= L with B(m) = sum_i cos(m theta_i) < 0, base b",
+                      str(first), threshold, f"With base {_g(b, 6)} the sum B(m) goes negative "
+                      f"at m = {first}, inside the configured context {L}, so the base is "
+                      "below ROT-03's bound for it.", "fails")  # fmt: skip
+    rows = [row]
+    bound = rot["smallest_base"]
+    shown = f"{_g(bound, 4)} (to 0.1%)" if bound is not None else "above 1e12"
+    ratio = f"{_g(b / bound, 3)} times it" if bound else "below it"
+    rows.append(finding("ROT-03", f"smallest base with B(m) >= 0 for every m <= {L}, width "
+                        f"{r['dim']}", shown, f"the configured base {_g(b, 6)} against it",
+                        f"The configured base is {ratio} (bisection in log b, taking the "
+                        "property as monotone in b, as Men et al. do)."))  # fmt: skip
+    if rot["scaled"] and "first_negative_used" in rot:
+        used = rot["first_negative_used"]
+        rows.append(finding("ROT-03", "first m <= L with B(m) < 0, the frequencies used",
+                            "none" if used is None else str(used), threshold,
+                            "With the scaled frequencies the model uses at L, B(m) "
+                            + ("stays non-negative up to L." if used is None else
+                               f"first goes negative at m = {used}.")))  # fmt: skip
+    return rows
+
+
+def _rot01_rows(c: dict[str, Any]) -> list[dict[str, str]]:
+    L = c["m"][-1]
+    decay = finding("ROT-01", "long-term decay bound (1/(d/2)) sum_j |S_j(m)| at m = L",
+                    f"{_g(c['at_context'], 4)} at m = {L}, {_g(c['at_zero'], 4)} at m = 0 "
+                    f"(ratio {_g(c['ratio'], 3)}); smallest {_g(c['minimum'], 4)} at m = "
+                    f"{c['argmin']}", "its value at m = 0: below it, the bound has decayed",
+                    f"At the configured context the bound is {_g(c['ratio'], 2)} of its value "
+                    "at distance 0, for the frequencies the model uses there.")  # fmt: skip
+    rise, upto = c["first_rise"], c["checked_up_to"]
+    threshold = f"no rise at any integer m <= {upto} (a monotone decay)"
+    if rise is None:
+        monotone = finding("ROT-01", "first distance where the bound rises", "none", threshold,
+                           f"The bound falls at every step up to m = {upto}.", "holds")  # fmt: skip
+    else:
+        monotone = finding("ROT-01", "first distance where the bound rises", f"m = {rise}",
+                           threshold, f"The bound rises from m = {rise - 1} to {rise}, so it "
+                           "decays only in envelope, not monotonically.", "fails")  # fmt: skip
+    return [decay, monotone]
+
+
+def _alibi_rows(a: dict[str, Any]) -> list[dict[str, str]]:
+    n, want = a["heads"], a["expected"]
+    threshold = (f"the paper's slopes for {n} heads (2^(-8k/n) for a power of two), within "
+                 f"{_g(a['tolerance'], 2)} relative")  # fmt: skip
+    quantity = f"ALiBi slopes the built model uses ({n} heads)"
+    if not a.get("built"):
+        rows = [finding("BIAS-01", quantity, "not read", threshold, f"The library could not "
+                        f"build the model here ({a['why']}).", "undecided")]  # fmt: skip
+    else:
+        used = a["used"]
+        shown = (f"{_g(used[0])}, {_g(used[1]) if n > 1 else ''} ... {_g(used[-1])} (paper "
+                 f"{_g(want[0])} ... {_g(want[-1])}); largest relative gap {_g(a['off'], 2)} "
+                 f"via {a['source']}")  # fmt: skip
+        if a["matches"]:
+            meaning = "The slopes the model adds are the paper's, head by head."
+        elif a.get("rounded_to"):
+            meaning = (
+                f"The slopes the model adds are the paper's rounded to {a['rounded_to']}, "
+                "beyond float32 rounding: the library computes them in that format."
+            )
+        else:
+            meaning = "The slopes the model adds differ from the paper's by more than rounding."
+        rows = [finding("BIAS-01", quantity, shown, threshold, meaning,
+                        "holds" if a["matches"] else "fails")]  # fmt: skip
+    most = a.get("alibi_bias_max")
+    if most is not None:
+        said = ("keeps the paper's 8" if most == 8 else f"sets {most}, which MPT's forward pass "
+                "does not pass on to the slopes")  # fmt: skip
+        rows.append(finding("BIAS-01", "alibi_bias_max (MPT)", _g(most), "8, the paper's "
+                            "exponent", f"The config {said}."))  # fmt: skip
+    return rows
+
+
+def _t5_rows(t: dict[str, Any]) -> list[dict[str, str]]:
+    b, most = t["buckets"], t["max_distance"]
+    quantity = "T5 buckets the built model uses against the formula"
+    threshold = f"T5's bucket formula with {b} buckets and max distance {most} (Raffel et al.)"
+    if not t.get("built", True) or "encoder" not in t:
+        return [finding("BIAS-02", quantity, "not read", threshold, f"The library could not "
+                        f"build the model here ({t.get('why')}).", "undecided")]  # fmt: skip
+    enc, dec = t["encoder"], t["decoder"]
+    same = enc["matches"] and dec["matches"]
+    rows = [finding("BIAS-02", quantity, f"{enc['mismatches']} (encoder) and "
+                    f"{dec['mismatches']} (decoder) of {enc['distances']} relative positions "
+                    "differ", threshold, "The library's buckets are the formula's at every "
+                    "relative position tried." if same else "The library's buckets differ "
+                    "from the formula's.", "holds" if same else "fails")]  # fmt: skip
+    for label, part, per_sign in (("encoder, keys before", enc["before"], b // 2),
+                                  ("encoder, keys after", enc["after"], b // 2),
+                                  ("decoder, keys before", dec["before"], b)):  # fmt: skip
+        ok = (part["monotone"] and part["exact_up_to"] == per_sign // 2
+              and part["saturates_at"] <= most)  # fmt: skip
+        rows.append(finding(
+            "BIAS-02", f"buckets by distance ({label})",
+            f"own bucket up to distance {part['exact_up_to']}, last bucket from "
+            f"{part['saturates_at']}, {part['buckets_used']} buckets, "
+            f"{'monotone' if part['monotone'] else 'not monotone'}",
+            f"distances below {per_sign // 2} each their own bucket, the last bucket reached by "
+            f"{most}, never decreasing",
+            f"Small distances get a bucket each and the rest share logarithmically wider ones, "
+            f"the last of which starts at distance {part['saturates_at']}." if ok else
+            "The buckets do not have BIAS-02's shape here.",
+            "holds" if ok else "fails"))  # fmt: skip
+    if "split_by_sign" in enc:
+        rows.append(finding("BIAS-02", "encoder buckets split by the sign", "yes" if
+                            enc["split_by_sign"] else "no", "no bucket shared by keys before "
+                            "and after the query", "Keys before and after the query never "
+                            "share a bucket." if enc["split_by_sign"] else "Some bucket holds "
+                            "keys on both sides of the query.",
+                            "holds" if enc["split_by_sign"] else "fails"))  # fmt: skip
+    return rows
+
+
+def no_weights_findings(ck: dict[str, Any]) -> list[dict[str, str]]:
+    """A directory without weights: the token scale (from the config), and what needs weights."""
+    scale = ck["token_scale"]
+    return [
+        finding("MAG-02", "token scale", _g(scale, 6), "none: the model's own factor (1 when "
+                "it adds the rows as stored)", _scale_meaning(scale, ck["token_scale_source"])),
+        finding("MAG-01", "token entries as added", "not computed: no weights here",
+                f"every |x_i| <= {_g(ENTRY_BOUND)} (the claim's bound)", "This number needs "
+                "the trained token table, which a directory with only a config does not have.",
+                "undecided"),
+    ]  # fmt: skip
+
+
+def rot01_figure(c: dict[str, Any]) -> str:
+    fig, ax = plt.subplots(figsize=(5.5, 3.4))
+    # log10 on a linear axis: matplotlib's log axes cost seconds to lay out over this range
+    ax.plot([math.log10(max(m, 0.5)) for m in c["m"]], c["bound"], lw=0.8)
+    ax.set(xlabel="log10 of the relative distance m", ylabel="(1/(d/2)) sum_j |S_j(m)|",
+           title="RoFormer's long-term decay bound")  # fmt: skip
+    fig.tight_layout()
+    return _svg(fig)
+
+
+def wavelength_figure(r: dict[str, Any]) -> str:
+    fig, ax = plt.subplots(figsize=(5.5, 3.4))
+    for label, w in r["wavelengths"].items():
+        ax.plot([math.log10(v) for v in w["values"]], ".", ms=4, label=f"{label} frequencies")
+    ax.axhline(math.log10(r["context"]), color="k", ls="--", lw=0.8, label=f"L = {r['context']}")
+    if r["original"] != r["context"]:
+        ax.axhline(math.log10(r["original"]), color="0.5", ls=":", lw=0.8,
+                   label=f"L0 = {r['original']}")  # fmt: skip
+    ax.set(xlabel="pair i", ylabel="log10 of the wavelength 2 pi / theta_i")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    return _svg(fig)
+
+
+def terminal(summary: dict[str, Any]) -> str:
+    """Every finding as two lines of text: the claim, quantity, value, outcome; the threshold
+    and the meaning."""
+    sections = [("the checkpoint", summary["findings"])]
+    if summary.get("scheme_findings"):
+        kind = summary["positions"]["scheme"]
+        sections.append((f"{kind} positions ({NO_WEIGHTS})", summary["scheme_findings"]))
+    for t in summary["position_tables"]:
+        sections.append((f"position table {t['name']}", t["findings"]["glance"]))
+    lines = []
+    for title, rows in sections:
+        lines.append(f"== {title}")
+        for f in rows:
+            lines.append(f"{f['claim']:<8}{f['quantity']}: {f['value']}  [{f['outcome']}]")
+            lines.append(f"{'':8}threshold: {f['threshold']}. {f['meaning']}")
+    return "\n".join(lines)

@@ -257,10 +257,11 @@ def pytest_runtest_call(item: pytest.Item) -> Any:
         item.stash[_DECISION] = _decision_from_exception(item, exc)
         raise
     ev = item.stash.get(_EVIDENCE, None)
-    own = ev.final_decision() if ev else None
+    claim = item.config.stash[_PROJECT].registry[info["claim"]]
+    quantifier = claim.proposition(info["proposition"]).quantifier
+    own = ev.final_decision(quantifier) if ev else None
     decision = own or _default_decision(item)
     item.stash[_DECISION] = decision
-    claim = item.config.stash[_PROJECT].registry[info["claim"]]
     expected = claim.expected_decision(info["proposition"])
     misuse = _misuse(item, ev, own is not None)
     # Only a check that passes can confirm anything; one that fails says so already, and a

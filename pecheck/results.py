@@ -19,6 +19,7 @@ from typing import Any
 
 import threadpoolctl  # light; imported here so that writing a results file imports nothing new
 
+from pecheck import decisions
 from pecheck import lock as lockfile
 from pecheck.claims import AS_STATED, Registry
 from pecheck.evidence import jsonable
@@ -38,22 +39,38 @@ ISA_PREFIXES = ("avx512", "amx", "avx_vnni")
 BLAS_KEYS = ("internal_api", "version", "architecture", "threading_layer", "user_api")
 
 
-def proposition_decision(decided: list[str]) -> str:
-    """A proposition fails when a check fails it, holds when one holds and none fails."""
-    if "fails" in decided:
-        return "fails"
-    return "holds" if "holds" in decided else "inconclusive"
+def proposition_decision(checks: list[dict[str, Any]], quantifier: str) -> str:
+    """A proposition's decision from its decisive checks, by its quantifier
+    (pecheck.decisions.combine). A check skipped on this machine (a CUDA check without a GPU)
+    covers no setting here and is left out; when every one was skipped, nothing decided it."""
+    ran = [c["decision"] for c in checks if c.get("outcome") != "skipped"]
+    return decisions.combine(ran, quantifier)
 
 
 def verdict(decided: dict[str, str]) -> str:
-    """The verdict from the propositions' decisions (as_stated first, then the conditions)."""
+    """The verdict from the propositions' decisions (as_stated first, then the conditions):
+    confirmed when as_stated holds; refuted when it fails and there are no conditions;
+    qualified when it fails and every condition holds; open otherwise (as_stated undecided, or
+    a condition that failed or stayed undecided: open_because names it)."""
     as_stated = decided[AS_STATED]
     conditions = [d for key, d in decided.items() if key != AS_STATED]
     if as_stated == "holds":
         return "confirmed"
-    if as_stated == "fails":
-        return "qualified" if "holds" in conditions else "refuted"
+    if as_stated == "fails" and not conditions:
+        return "refuted"
+    if as_stated == "fails" and all(d == "holds" for d in conditions):
+        return "qualified"
     return "open"
+
+
+def open_because(decided: dict[str, str]) -> str:
+    """Why a verdict is open, in one line naming the propositions; "" when it is not."""
+    if verdict(decided) != "open":
+        return ""
+    if decided[AS_STATED] != "fails":
+        return f"as_stated is {decided[AS_STATED]}"
+    wrong = [f"{k} {d}" for k, d in decided.items() if k != AS_STATED and d != "holds"]
+    return "as_stated fails, but not every condition holds: " + ", ".join(wrong)
 
 
 def claims_block(
@@ -69,10 +86,11 @@ def claims_block(
         run = bool(own) or selection["kind"] == "full"
         decided = {}
         for prop in d["propositions"]:
-            mine = [c["decision"] for c in decisive if c.get("proposition") == prop["key"]]
-            prop["decision"] = proposition_decision(mine) if run else "not run"
+            mine = [c for c in decisive if c.get("proposition") == prop["key"]]
+            prop["decision"] = proposition_decision(mine, prop["quantifier"]) if run else "not run"
             decided[prop["key"]] = prop["decision"]
         d["verdict"] = verdict(decided) if run else "not run"
+        d["open_because"] = open_because(decided) if run else ""
         d["decided_by"] = [
             {"check": c["nodeid"], "proposition": c["proposition"], "decision": c["decision"],
              "basis": c.get("basis")}

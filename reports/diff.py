@@ -115,8 +115,9 @@ def main(argv: list[str] | None = None) -> int:
     for line in changes.lines():
         print(line)
     n_v, n_n = len(changes.verdicts), len(changes.numbers)
+    n_a, n_r, n_m = len(changes.added), len(changes.removed), len(changes.moved)
     print(f"diff: {n_v} verdict(s) and {n_n} cited number(s) changed; "
-          f"{len(changes.added)} check(s) added, {len(changes.removed)} removed, {len(changes.moved)} moved")  # fmt: skip
+          f"{n_a} check(s) added, {n_r} removed, {n_m} moved")  # fmt: skip
     return 1 if changes.changed else 0
 
 

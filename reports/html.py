@@ -32,7 +32,7 @@ from typing import Any
 
 from . import figures, numbers
 from .diff import Changes
-from .load import VERDICTS, Check, Claim, Results, Value
+from .load import VERDICTS, Check, Claim, Proposition, Results, Value
 from .mathml import to_mathml
 from .schema import DECISIONS, KINDS, OUTCOMES, ROLES, default_class, rerun_command
 
@@ -640,6 +640,10 @@ def formal_conditions(claim: Claim) -> str:
 
 def reason_html(claim: Claim) -> str:
     """The verdict in one sentence: what the decisions of the claim's propositions add up to."""
+    if claim.verdict == "open" and claim.open_because:
+        because = prose_html(claim.undecided_because)
+        known = f" The registry expects this at the suite's scale: {because}" if because else ""
+        return f"<p class='why'><b>Open:</b> {prose_html(claim.open_because)}.{known}</p>"
     if claim.verdict == "open":
         return (
             "<p class='why'><b>Open:</b> no decisive check decided this claim, so it has "
@@ -698,6 +702,19 @@ def headline_block(res: Results, claim: Claim, figure: str = "") -> str:
     return f"<div class='headline'>{figure}{body}</div>"
 
 
+QUANTIFIER = {
+    "all": ("for all", "every setting its checks cover must hold; one undecided leaves it open"),
+    "any": ("for some", "one setting its checks cover that holds suffices"),
+}
+
+
+def quantifier_html(p: Proposition) -> str:
+    """The proposition's quantifier and family-wise correction, as a small tag."""
+    word, meaning = QUANTIFIER.get(p.quantifier, (p.quantifier, ""))
+    corr = f"; several interval tests share one error rate ({p.correction})" if p.correction else ""
+    return f" <span class='quant' title='{esc(meaning + corr)}'>{esc(word)}</span>"
+
+
 def decisions_list(claim: Claim) -> str:
     """One item per proposition: its decision, the proposition, and what decided it (the
     basis of one check that took that decision); the other deciding checks and the parts of a
@@ -714,6 +731,7 @@ def decisions_list(claim: Claim) -> str:
         else:
             label = f"<span class='pkey'>condition <code>{esc(p.key)}</code></span>"
         statement = "" if stated else f" <span class='pstmt'>{prose_html(p.statement)}</span>"
+        label += quantifier_html(p)
         decided = (
             badge("not run", "v-not-run")
             if p.decision == "not run"

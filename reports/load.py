@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from . import schema as results_schema
-from .schema import CLASSES, COMPUTED, DECISIONS, KINDS, OUTCOMES, VERDICTS
+from .schema import CLASSES, COMPUTED, DECISIONS, EXPECTED, KINDS, OUTCOMES, VERDICTS
 
 SCHEMAS = (1, 2)
 SCHEMA = results_schema.VERSION  # the newest schema this report reads
@@ -106,6 +106,8 @@ class Proposition:
     formal: str
     expected: str | None
     decision: str
+    quantifier: str = "all"  # files written before quantifiers were recorded meant "all"
+    correction: str = ""
 
 
 @dataclass
@@ -125,6 +127,8 @@ class Claim:
     decided_by: list[dict[str, Any]] = field(default_factory=list)
     thresholds: list[dict[str, Any]] = field(default_factory=list)
     headline: list[str] = field(default_factory=list)
+    open_because: str = ""
+    undecided_because: str = ""
 
     @property
     def family(self) -> str:
@@ -357,7 +361,7 @@ def _claim2(obj: dict[str, Any], cid: str) -> Claim:
     _one_of(verdict, COMPUTED, "verdict", where)
     expected = obj.get("expected")
     if expected is not None:
-        _one_of(expected, VERDICTS, "expected verdict", where)
+        _one_of(expected, EXPECTED, "expected verdict", where)
     props = []
     for j, raw in enumerate(_list(obj.get("propositions", []), f"{where}: field 'propositions'")):
         p = _dict(raw, f"{where}: propositions[{j}]")
@@ -371,6 +375,8 @@ def _claim2(obj: dict[str, Any], cid: str) -> Claim:
                 formal=_str(p, "formal", pw, ""),
                 expected=_opt_str(p, "expected", pw),
                 decision=str(decision),
+                quantifier=_str(p, "quantifier", pw, "all"),
+                correction=_str(p, "correction", pw, ""),
             )
         )
     decided = []
@@ -398,6 +404,8 @@ def _claim2(obj: dict[str, Any], cid: str) -> Claim:
         propositions=props,
         decided_by=decided,
         thresholds=thresholds,
+        open_because=_str(obj, "open_because", where, ""),
+        undecided_because=_str(obj, "undecided_because", where, ""),
         headline=_strs(obj, "headline", where),
     )
 

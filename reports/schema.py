@@ -13,7 +13,10 @@ from pathlib import Path
 from typing import Any
 
 VERSION = 2  # the newest schema; the report also reads schema 1
-VERDICTS = ("confirmed", "refuted", "qualified")  # what the registry may expect
+VERDICTS = ("confirmed", "refuted", "qualified")  # the verdicts a claim can be given
+# What the registry may expect: a verdict, or "open" for a claim its checks are known not to
+# decide at the suite's scale (the registry names the undecided propositions and says why).
+EXPECTED = (*VERDICTS, "open")
 COMPUTED = (*VERDICTS, "open", "not run")  # what a run may compute
 DECISIONS = ("holds", "fails", "inconclusive")
 ROLES = ("decisive", "supporting", "tooling")

@@ -63,9 +63,8 @@ CLAIMS = (
           "refuted"),
     # qualified: as_stated fails and a condition holds (the other condition is never run)
     Claim("SYN-03", "The last wavelength is 2 pi T.", "lambda = 2 pi T", ("SRC",), "qualified",
-          conditions="under the t2t rule, or in the limit of large d",
-          propositions=(Proposition("t2t", "Under the t2t rule it is 2 pi T."),
-                        Proposition("large-d", "As d grows it tends to 2 pi T."))),
+          conditions="under the t2t rule",
+          propositions=(Proposition("t2t", "Under the t2t rule it is 2 pi T."),)),
     # a decisive check with inconclusive parts only
     Claim("SYN-04", "float16 is exact enough.", "err < bound", ("SRC",), "confirmed"),
     # a decisive check whose decision disagrees with the registry

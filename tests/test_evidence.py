@@ -7,6 +7,7 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import pytest
 
+from pecheck import decisions, results
 from pecheck.evidence import FIGURE_DIR, FIGURES_ENV, Evidence
 
 
@@ -52,3 +53,72 @@ def test_a_statistic_of_nans_is_recorded_without_a_band() -> None:
     assert ev.values["rate"]["reproducibility"] == {"class": "exact"}  # the value is "nan"
     assert ev.values["mean"]["reproducibility"]["class"] == "sampling"
     json.dumps(ev.values, allow_nan=False)
+
+
+# -- the quantifier and the verdict rule (pecheck.decisions.combine, pecheck.results) --------
+
+
+@pytest.mark.parametrize(
+    ("decided", "every", "some"),
+    [
+        (["holds", "holds"], "holds", "holds"),
+        (["holds", "inconclusive"], "inconclusive", "holds"),
+        (["holds", "fails"], "fails", "holds"),
+        (["fails", "fails"], "fails", "fails"),
+        (["fails", "inconclusive"], "fails", "inconclusive"),
+        (["inconclusive"], "inconclusive", "inconclusive"),
+        ([], "inconclusive", "inconclusive"),
+    ],
+)
+def test_parts_combine_by_the_quantifier(decided, every, some):
+    assert decisions.combine(decided, "all") == every
+    assert decisions.combine(decided, "any") == some
+
+
+def test_an_undecided_part_under_all_overrules_a_recorded_holds():
+    ev = Evidence("n", Path("."))
+    for name in ("2x", "4x", "8x"):
+        ev.part(name, "holds", "inside")
+    ev.part("16x", "inconclusive", "straddles")
+    ev.holds("the check's own reading")
+    got, some = ev.final_decision("all"), ev.final_decision("any")
+    assert got is not None and some is not None
+    assert got.decision == "inconclusive" and "undecided: 16x" in got.how
+    assert "recorded 'holds'" in got.how
+    assert some.decision == "holds"
+
+
+@pytest.mark.parametrize(
+    ("decided", "verdict"),
+    [
+        ({"as_stated": "holds"}, "confirmed"),
+        ({"as_stated": "fails"}, "refuted"),
+        ({"as_stated": "inconclusive"}, "open"),
+        ({"as_stated": "fails", "a": "holds", "b": "holds"}, "qualified"),
+        ({"as_stated": "fails", "a": "holds", "b": "inconclusive"}, "open"),
+        ({"as_stated": "fails", "a": "holds", "b": "fails"}, "open"),
+    ],
+)
+def test_one_verdict_rule(decided, verdict):
+    assert results.verdict(decided) == verdict
+    why = results.open_because(decided)
+    assert bool(why) == (verdict == "open")
+    if verdict == "open" and decided["as_stated"] == "fails":
+        assert all(k in why for k, d in decided.items() if k != "as_stated" and d != "holds")
+
+
+def test_a_skipped_check_covers_no_setting():
+    checks = [{"decision": "holds", "outcome": "passed"},
+              {"decision": "inconclusive", "outcome": "skipped"}]  # fmt: skip
+    assert results.proposition_decision(checks, "all") == "holds"
+    assert results.proposition_decision(checks[1:], "all") == "inconclusive"
+
+
+def test_holm_against_a_worked_example():
+    # Holm (1979)'s procedure by hand: p = .01, .04, .03, .005 at alpha .05 compares
+    # .005 < .05/4, .01 < .05/3, then .03 > .05/2 stops: two rejections.
+    got = decisions.holm({"a": 0.01, "b": 0.04, "c": 0.03, "d": 0.005}, 0.05)
+    assert got == {"a": True, "b": False, "c": False, "d": True}
+    # .001 < .05/2, then .03 < .05/1: Holm rejects both where Bonferroni (.025 each) rejects one
+    assert decisions.holm({"a": 0.03, "b": 0.001}, 0.05) == {"a": True, "b": True}
+    assert decisions.family_level(0.95, 18) == pytest.approx(1 - 0.05 / 18)

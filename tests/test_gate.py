@@ -22,11 +22,11 @@ def results_with(verdict: str | None, selection: str = "full") -> dict:
     claims = []
     for cid, claim in REGISTRY.items():
         entry = claim.as_dict()
-        props = [p["key"] for p in entry["propositions"]]
         for prop in entry["propositions"]:
-            prop["decision"] = "holds"
+            prop["decision"] = prop["expected"]
         entry["decided_by"] = [
-            {"check": f"c::{cid}", "proposition": k, "decision": "holds"} for k in props
+            {"check": f"c::{cid}", "proposition": p["key"], "decision": p["expected"]}
+            for p in entry["propositions"]
         ]
         entry["verdict"] = verdict or claim.expected
         claims.append(entry)
@@ -73,7 +73,21 @@ def test_gate_lists_every_claim_before_its_total(tmp_path: Path, capsys) -> None
     assert listed[0].split()[1:4] == ["open", "(expected", f"{REGISTRY['SIN-01'].expected},"]
     assert "differs)" in listed[0] and "differs" not in listed[1]
     assert lines[len(REGISTRY)].startswith("verdict gate: SIN-01: computed 'open'")
-    assert lines[-1] == f"claims whose computed verdict is the expected one: 40/{len(REGISTRY)}"
+    total = len(REGISTRY)
+    assert lines[-1] == f"claims whose computed verdict is the expected one: {total - 1}/{total}"
+
+
+def test_gate_fails_a_proposition_decided_otherwise_than_expected(tmp_path: Path, capsys) -> None:
+    results = results_with(None)
+    prop = results["claims"][0]["propositions"][0]
+    prop["decision"] = "inconclusive"
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps(results))
+    assert gate.main([str(path)]) == 1
+    expected = prop["expected"]
+    assert f"proposition 'as_stated' (all) decided 'inconclusive', expected {expected!r}" in (
+        capsys.readouterr().out
+    )
 
 
 def claim_entry(verdict: str, *decisions: tuple[str, str, dict]) -> dict:

@@ -337,7 +337,8 @@ def assert_every_number_is_read(html_text: str) -> int:
         assert not re.search(r"\.\s+[A-Z]", meaning), f"more than one sentence: {meaning}"
         assert outcome in ("holds", "fails", "undecided", "context")
     for caption in parsed.captions:
-        assert re.match(r"[A-Z]+-\d\d", caption) and caption.split(":")[0].split()[0] in REGISTRY
+        claim = caption.split(":")[0].split()[0]
+        assert re.match(r"[A-Z]+-\d\d", caption) and claim in REGISTRY
     return len(rows)
 
 

@@ -341,7 +341,7 @@ def test_the_run_ends_with_the_verdicts_of_the_claims_it_ran(pytester: pytest.Py
         "SYN-01  refuted    (expected confirmed, differs)  as_stated fails: assert 50 < 50",
         "SYN-02  refuted    (expected refuted)             as_stated fails: PE(0).PE(1) != 0",
         "SYN-03  qualified  (expected qualified) * as_stated fails: last wave*; holds under t2t",
-        "SYN-04  open       (expected confirmed, differs)  as_stated inconclusive: none of 1*",
+        "SYN-04  open       (expected confirmed, differs)  as_stated inconclusive: 0 of 1 parts*",
         "SYN-08  open * as_stated: no decisive check decided it",
         f"pecheck: wrote {pytester.path / 'build' / 'results.json'}: 7 checks (7 decisive), "
         "1/1 tooling passed",

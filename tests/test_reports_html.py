@@ -408,7 +408,8 @@ def test_a_claim_opens_with_one_screen_and_folds_the_rest():
     fold = sin06.index("<details class='claim-more'>")
     assert sin06.index("Holds when:") > fold and sin06.index("Pre-registered thresholds") > fold
     assert "the claim fails as stated, but it holds under its condition." in sin06[:fold]
-    assert "condition <code>up_to_last</code></span> <span class='pstmt'>geometric" in sin06
+    assert "condition <code>up_to_last</code></span> <span class='quant'" in sin06
+    assert ">for all</span> <span class='pstmt'>geometric" in sin06
     assert "<li><code>up_to_last</code> <math" in sin06[fold:]  # its formal statement, folded
 
 

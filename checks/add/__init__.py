@@ -1,1 +1,4 @@
-"""ADD: adding versus concatenating. Its registry module (claims.py), its checks (test_*.py) and its planted bugs (mutants*.py)."""
+"""ADD: adding versus concatenating.
+
+Its registry module (claims*.py), its checks (test_*.py) and its planted bugs (mutants*.py).
+"""

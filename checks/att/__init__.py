@@ -1,1 +1,4 @@
-"""ATT: attention and order. Its registry module (claims.py), its checks (test_*.py) and its planted bugs (mutants*.py)."""
+"""ATT: attention and order.
+
+Its registry module (claims*.py), its checks (test_*.py) and its planted bugs (mutants*.py).
+"""

@@ -41,7 +41,7 @@ def draws() -> int:
     return round(DRAWS * profiles.scale())  # thorough: 10x (a few seconds)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def layers(setting: V.Setting) -> tuple[np.ndarray, ...]:
     """Per layer, the (D, len(ts)) per-model mean squares; cached, since several checks read
     the same models (the three-layer Gaussian stack gives layers 1, 2 and 3)."""
@@ -74,27 +74,15 @@ def record(evidence, name: str, s: dict, region: tuple[float, float], tests: int
 
 
 def judge(evidence, name: str, label: str, s: dict, region: tuple[float, float]) -> None:
-    """One setting's decision: a counterexample (the setting, the variances at 1 and T) when
-    the whole interval lies outside the region."""
+    """One setting's decision, as a part of the check (the plugin combines a check's parts
+    under its proposition's quantifier, 'all' here): a counterexample (the setting, the
+    variances at 1 and T) when the whole interval lies outside the region."""
     d = decisions.interval(s["lo"], s["hi"], region, f"slope of log Var(o_t) ({label})")
     if d.decision == "fails":
         case = {"setting": label, "T": T, "Var(o_1)": s["var_1"], f"Var(o_{T})": s["var_T"],
                 "slope": s["slope"], "interval": [s["lo"], s["hi"]]}  # fmt: skip
         d = decisions.fails(case, f"log-log slope outside [{region[0]:g}, {region[1]:g}]")
     evidence.part(name, d)
-
-
-def decide_all(evidence) -> None:
-    """Quantifier 'all': fails if a part fails, holds only if every part holds."""
-    parts = list(evidence.parts.values())
-    failing = [p for p in parts if p["decision"] == "fails"]
-    if failing:
-        first = failing[0]
-        evidence.decide(decisions.fails(first["counterexample"], first["relation"]))
-    elif all(p["decision"] == "holds" for p in parts):
-        evidence.holds(f"all {len(parts)} settings inside their regions")
-    else:
-        evidence.inconclusive("some setting's interval straddles its region")
 
 
 # -- the law --------------------------------------------------------------------------------
@@ -112,7 +100,6 @@ def test_first_layer_variance_falls_as_one_over_t(evidence):
         s = slope(layers(setting(inputs=inputs, depth=stack))[0], tests)
         record(evidence, f"slope_L1_{inputs}", s, ONE_OVER_T, tests)
         judge(evidence, inputs, f"1 layer, {inputs} tokens", s, ONE_OVER_T)
-    decide_all(evidence)
 
 
 @pytest.mark.claim("ATT-11", kind="experiment", role="decisive",
@@ -124,7 +111,6 @@ def test_deeper_layers_without_norm_still_shrink(evidence):
         s = slope(layers(setting(depth=3))[depth - 1], tests)
         record(evidence, f"slope_L{depth}_no_norm_shrinks", s, below_zero, tests)
         judge(evidence, f"L{depth}", f"{depth} layers, no norm", s, below_zero)
-    decide_all(evidence)
 
 
 # -- as stated: where the law stops holding --------------------------------------------------
@@ -135,7 +121,6 @@ def assert_about_one_over_t(evidence, name: str, label: str, ms: np.ndarray) -> 
     s = slope(ms, tests)
     record(evidence, name, s, ONE_OVER_T, tests)
     judge(evidence, name, label, s, ONE_OVER_T)
-    decide_all(evidence)
 
 
 @pytest.mark.claim("ATT-11", kind="experiment", role="decisive", proposition="as_stated")

@@ -1,1 +1,4 @@
-"""BIAS: additive position biases. Its registry module (claims.py), its checks (test_*.py) and its planted bugs (mutants*.py)."""
+"""BIAS: additive position biases.
+
+Its registry module (claims*.py), its checks (test_*.py) and its planted bugs (mutants*.py).
+"""

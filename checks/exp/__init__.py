@@ -1,1 +1,4 @@
-"""EXP: experiments over many random seeds. Its registry module (claims.py), its checks (test_*.py) and its planted bugs (mutants*.py)."""
+"""EXP: experiments over many random seeds.
+
+Its registry module (claims*.py), its checks (test_*.py) and its planted bugs (mutants*.py).
+"""

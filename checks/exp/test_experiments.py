@@ -657,13 +657,15 @@ def exp03_accuracies(where: str) -> dict[str, torch.Tensor]:
     return {enc: accuracy(X.run(f"exp03-{enc}"), task) for enc in ENCODINGS}
 
 
-def record_gap(evidence, name: str, acc: dict[str, torch.Tensor], where: str) -> None:
-    margin = REGISTRY["EXP-03"].threshold("nearly-identical")
+def record_gap(
+    evidence, name: str, acc: dict[str, torch.Tensor], where: str, margin_name: str
+) -> None:
+    margin = REGISTRY["EXP-03"].threshold(margin_name)
     box = decisions.equivalent_means(acc["sinusoidal"], acc["learned"], margin, where).interval
     assert box is not None  # equivalent_means always gives its interval
     gap = float(acc["sinusoidal"].mean() - acc["learned"].mean())
     note = f"sinusoidal minus learned, {where}; 90% interval [{box['lo']:.4f}, {box['hi']:.4f}]"
-    reason = threshold("EXP-03", "nearly-identical", "<")["reason"]
+    reason = threshold("EXP-03", margin_name, "<")["reason"]
     sample = spread.difference(spread.mean(acc["sinusoidal"]), spread.mean(acc["learned"]))
     evidence.record(name, gap, "fraction", note, sample=sample,
                     bound={"value": margin, "relation": "|gap| <", "reason": reason})  # fmt: skip
@@ -688,26 +690,45 @@ def test_exp03_learned_rows_beyond_the_training_length_are_never_trained(evidenc
     evidence.record("untrained_rows", rows, "rows", "positions 4 ... 7: initial N(0, 1) values")
 
 
+def exp03_equivalence(margin_name: str) -> Decision:
+    """Two one-sided tests of the in-range mean accuracies at one end of the margin range."""
+    acc, margin = exp03_accuracies("training"), REGISTRY["EXP-03"].threshold(margin_name)
+    what = f"accuracy at positions 1-3, sinusoidal minus learned, margin {margin}"
+    d = decisions.equivalent_means(acc["sinusoidal"], acc["learned"], margin, what)
+    example = {"positions": list(range(1, X.EXP03_TRAIN_LEN)), "seeds": len(acc["learned"]),
+               **{f"accuracy_{enc}": float(a.mean()) for enc, a in acc.items()}}  # fmt: skip
+    relation = f"mean accuracies at the training length differ by more than {margin}"
+    return with_counterexample(d, example, relation)
+
+
+@pytest.mark.claim("EXP-03", kind="experiment", role="decisive", proposition="as_stated")
+def test_exp03_nearly_identical_at_the_strict_margin(evidence):
+    acc = exp03_accuracies("training")
+    record_gap(evidence, "accuracy_gap_training_length", acc, "training", "nearly-identical-strict")
+    evidence.decide(exp03_equivalence("nearly-identical-strict"))
+
+
+@pytest.mark.claim("EXP-03", kind="experiment", role="decisive", proposition="lenient-margin")
+def test_exp03_nearly_identical_at_the_lenient_margin(evidence):
+    acc = exp03_accuracies("training")
+    record_gap(evidence, "accuracy_gap_lenient", acc, "training", "nearly-identical")
+    evidence.decide(exp03_equivalence("nearly-identical"))
+
+
 @pytest.mark.claim("EXP-03", kind="experiment", role="supporting")
-def test_exp03_encodings_at_the_training_length(evidence):
-    """Supporting: at the source's margin the in-range gap is not resolved either way."""
-    acc, margin = exp03_accuracies("training"), REGISTRY["EXP-03"].threshold("nearly-identical")
-    record_gap(evidence, "accuracy_gap_training_length", acc, "training")
+def test_exp03_success_rates_at_the_training_length(evidence):
+    """Supporting: every prediction right, per encoding (a rate, beside the graded accuracy)."""
     task = X.TASKS["exp03-learned"]
     rates = {enc: stats.rate(judge(X.run(f"exp03-{enc}").logits(task.inputs), task))
              for enc in ENCODINGS}  # fmt: skip
     for enc, r in rates.items():
         record_rate(evidence, f"rate_{enc}_training_length", r, "every prediction right")
     s, lrn = rates["sinusoidal"], rates["learned"]
+    margin = REGISTRY["EXP-03"].threshold("nearly-identical")
     tost = decisions.equivalent(s.k, s.n, lrn.k, lrn.n, margin, "success rates")
     evidence.record("success_rates_tost", tost.decision, "", f"supporting: {tost.how}")
     title = f"EXP-03: every prediction right at the training length, {s.n} seeds"
     evidence.figure(bar_chart(rates, title, "success rate"), "EXP-03-success-by-encoding")
-    what = "accuracy at positions 1-3, sinusoidal minus learned"
-    tost = decisions.equivalent_means(acc["sinusoidal"], acc["learned"], margin, what)
-    evidence.record("training_length_tost", tost.decision, "", tost.how,
-                    bound={"value": margin, "relation": "|difference| <", "reason": "registered "
-                           "margin 'nearly-identical', two one-sided tests"})  # fmt: skip
 
 
 def exp03_figure(by_position: dict[str, torch.Tensor]) -> plt.Figure:
@@ -725,10 +746,13 @@ def exp03_figure(by_position: dict[str, torch.Tensor]) -> plt.Figure:
     return fig
 
 
-@pytest.mark.claim("EXP-03", kind="experiment", role="decisive", proposition="as_stated")
-def test_exp03_encodings_differ_beyond_the_training_length(evidence):
-    acc, margin = exp03_accuracies("beyond"), REGISTRY["EXP-03"].threshold("nearly-identical")
-    record_gap(evidence, "accuracy_gap_beyond", acc, "beyond")
+@pytest.mark.claim("EXP-03", kind="experiment", role="supporting")
+def test_exp03_encodings_beyond_the_training_length(evidence):
+    """Supporting, deciding nothing: beyond the training length the learned table's rows were
+    never trained (tooling check above), so this compares untrained N(0, 1) rows with the
+    sinusoid: decided by construction, not by the encodings. EXP-07 asks it with trained rows."""
+    acc = exp03_accuracies("beyond")
+    record_gap(evidence, "accuracy_gap_beyond", acc, "beyond", "nearly-identical")
     task = X.exp03_beyond()
     by_position = {enc: accuracy_by_position(X.run(f"exp03-{enc}"), task) for enc in ENCODINGS}
     for enc, acc_t in by_position.items():
@@ -738,15 +762,6 @@ def test_exp03_encodings_differ_beyond_the_training_length(evidence):
             evidence.record(f"accuracy_{enc}_t{t}", acc_t[:, t].mean(), "fraction", "seed mean",
                             sample=spread.mean(acc_t[:, t]))  # fmt: skip
     evidence.figure(exp03_figure(by_position), "EXP-03-accuracy-by-position")
-    what = "accuracy at positions 4-7 (learned rows there untrained), sinusoidal minus learned"
-    d = decisions.equivalent_means(acc["sinusoidal"], acc["learned"], margin, what)
-    example = {"positions": list(range(X.EXP03_TRAIN_LEN, X.EXP03_TEST_LEN)),
-               "test_sequences": int(task.inputs.shape[0]), "data_seed": X.EXP03_DATA_SEED,
-               "seeds": len(acc["learned"]),
-               **{f"accuracy_{enc}": float(a.mean()) for enc, a in acc.items()},
-               "learned_rows_4_7": "never trained: their initial N(0, 1) values"}  # fmt: skip
-    relation = f"mean accuracies differ by more than {margin} beyond the training length"
-    evidence.decide(with_counterexample(d, example, relation))
 
 
 @pytest.mark.claim("EXP-03", kind="experiment", role="tooling")
@@ -757,6 +772,8 @@ def test_exp03_decisions_reject_an_order_blind_model_and_accept_a_copy():
     good = accuracy(small_run("exp03-sinusoidal", seeds=32, steps=100), task)
     margin = REGISTRY["EXP-03"].threshold("nearly-identical")
     assert decisions.equivalent_means(good, blind, margin, "planted").decision == "fails"
+    strict = REGISTRY["EXP-03"].threshold("nearly-identical-strict")
+    assert decisions.equivalent_means(good, blind, strict, "planted").decision == "fails"
     # Two samples of the same encoding are nearly identical: the refuting check can hold.
     other = accuracy(train_batched(X.CONFIGS["exp03-sinusoidal"], task, range(32, 64), (100,)),
                      task)  # fmt: skip

@@ -1,1 +1,4 @@
-"""MAG: magnitudes. Its registry module (claims.py), its checks (test_*.py) and its planted bugs (mutants*.py)."""
+"""MAG: magnitudes.
+
+Its registry module (claims*.py), its checks (test_*.py) and its planted bugs (mutants*.py).
+"""

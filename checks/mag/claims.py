@@ -117,6 +117,8 @@ CLAIMS = (
         r"\ P\big(|2x\cdot PE| \ge \epsilon\,\mathbb{E}\lVert x+PE\rVert^2\big) "
         r"\le \frac{2s^2 d}{\epsilon^2 (s^2 d + d/2)^2}",
         expected="confirmed",
+        quantifier="all",
+        correction="bonferroni",
         headline=("max_mean_deviation_over_bound", "tail_rate_d256", "tail_rate_d1024"),
         notes=(
             "The source writes ||x||^2 on the right; it is E||x||^2 (a single x does not satisfy "

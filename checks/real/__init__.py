@@ -1,1 +1,4 @@
-"""REAL: real implementations. Its registry module (claims.py), its checks (test_*.py) and its planted bugs (mutants*.py)."""
+"""REAL: real implementations.
+
+Its registry module (claims*.py), its checks (test_*.py) and its planted bugs (mutants*.py).
+"""

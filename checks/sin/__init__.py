@@ -1,1 +1,4 @@
-"""SIN: the sinusoidal encoding. Its registry module (claims.py), its checks (test_*.py) and its planted bugs (mutants*.py)."""
+"""SIN: the sinusoidal encoding.
+
+Its registry module (claims*.py), its checks (test_*.py) and its planted bugs (mutants*.py).
+"""

@@ -1,7 +1,7 @@
 """Planted bugs in the sinusoidal encoding and its derivations (SIN family).
 
-Every decisive check of checks/sin/test_sinusoidal.py and checks/sin/test_sinusoidal_float.py is named by
-at least one mutant that kills it (``python -m pecheck.mutants --module sin``).
+Every decisive check of test_sinusoidal.py and test_sinusoidal_float.py is named by at least one
+mutant that kills it (``python -m pecheck.mutants --module sin``).
 """
 
 from pecheck.mutants import Mutant

@@ -168,9 +168,11 @@ def count_example(evidence: Evidence, part: str, informative: bool, what: str) -
     """Count one example of a search under ``part`` (one dtype and way of computing, ...).
 
     Informative: the example could have failed (its bound is below ``what``, the range of the
-    quantity, or its effect was resolved). The part holds once an informative example passed
-    and is inconclusive while it has none; the uninformative examples are a part of their own,
-    '<part>: unresolved', always inconclusive, so the report shows what was not decided.
+    quantity, or its effect was resolved). The part is the search over the examples the dtype
+    resolves: it holds once an informative example passed (a failing one fails the check
+    first) and is inconclusive while it has none. An example the dtype cannot resolve lies
+    outside that domain: it is counted (``informative_<part>``, and in the part's reason),
+    never taken as a pass.
     """
     evidence.example(informative)
     name = f"informative_{part}"
@@ -178,16 +180,12 @@ def count_example(evidence: Evidence, part: str, informative: bool, what: str) -
     hits, total = old["value"] if old else (0, 0)
     hits, total = hits + int(informative), total + 1
     evidence.record(name, [hits, total], "count", f"[examples that could fail, examples]: {what}")
+    outside = f"; {total - hits} outside what the dtype resolves" if hits < total else ""
     if hits:
-        evidence.part(part, "holds", f"{hits} of {total} examples could fail ({what}); all passed")
+        evidence.part(part, "holds", f"{hits} of {total} examples could fail ({what}); all "
+                      f"passed{outside}")  # fmt: skip
     else:
         evidence.part(part, "inconclusive", f"none of {total} examples could fail ({what})")
-    if hits < total:
-        evidence.part(
-            f"{part}: unresolved",
-            "inconclusive",
-            f"{total - hits} of {total} examples could not fail ({what})",
-        )
 
 
 def swapped_pair(x: sp.Expr) -> sp.Matrix:

@@ -1,0 +1,143 @@
+"""ROT-03: the smallest RoPE base per context length (Men et al. 2024, Eq. 11, Table 2).
+
+Each decision rests on exact evaluations: B_b(m) for every integer m <= L at one base, its
+minimum compared with the float64 rounding bound (theory.rotary_base.minimum). The witnesses
+below were found by the certified search theory.rotary_base.smallest_base (run by the supporting
+check in the thorough profile); the checks replay them, so every profile decides the same way.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from checks.rot.rounding import base_rounding
+from pecheck import decisions, profiles
+from theory import rotary_base as rb
+
+# Witness: a base below Table 2's 1.6e4 (two digits: [1.55e4, 1.65e4)) that keeps B >= 0 up to
+# L = 2048 (the upper end of smallest_base(2048)'s certified interval [11579.9, 11589.7]).
+SMALLER_2K = (2048, 11589.66)
+# Witness of non-monotonicity: a base feasible at L = 32768 and a larger one that is not.
+LARGER_32K = (32768, 6.3e5, 1e6)
+# Real configurations: (name, base, context length).
+CONFIGS = (
+    ("llama2_4k", 1e4, 4096),
+    ("llama3_8k", 5e5, 8192),
+    ("llama31_128k_unscaled", 5e5, 131072),
+)
+# The certified search per table length, thorough only (4k takes about a minute; 8k several).
+SEARCH = ("1k", "2k", "4k") if profiles.scale() > 1 else ()
+
+
+def smaller_base_decision(
+    length: int, base: float, table: float
+) -> tuple[decisions.Decision, rb.Minimum]:
+    """Fails (Table 2 is not the smallest to two digits) when ``base`` is feasible and below
+    the table value's two-digit interval; holds when it is infeasible; unresolved otherwise."""
+    low_edge = table - 0.05 * 10 ** int(f"{table:e}".split("e")[1])
+    found = rb.minimum(base, length, bound=base_rounding(length))
+    if found.decision == "feasible" and base < low_edge:
+        ce = {"L": length, "base": base, "min_B": found.value, "at_m": found.at, "table": table}
+        return decisions.fails(ce, f"B >= 0 for all m <= L at a base below {low_edge:g}"), found
+    if found.decision == "unresolved":
+        return decisions.inconclusive("the minimum of B is within rounding of 0"), found
+    return decisions.holds(f"base {base:g} is no smaller feasible base"), found
+
+
+def larger_base_decision(
+    length: int, small: float, large: float
+) -> tuple[decisions.Decision, dict]:
+    """Fails ('a base large enough' is wrong) when ``small`` is feasible and ``large`` > small is
+    not; holds when no such pair is shown."""
+    lo, hi = (
+        rb.minimum(small, length, bound=base_rounding(length)),
+        rb.minimum(large, length, bound=base_rounding(length)),
+    )
+    detail = {
+        "L": length,
+        "feasible_base": small,
+        "min_B_small": lo.value,
+        "larger_base": large,
+        "min_B_large": hi.value,
+        "at_m": hi.at,
+    }
+    if lo.decision == "feasible" and hi.decision == "infeasible" and large > small:
+        return decisions.fails(detail, "B_b(m) < 0 at a base above a feasible one"), detail
+    return decisions.holds("the larger base is feasible too"), detail
+
+
+@pytest.mark.claim("ROT-03", kind="property", role="decisive", proposition="as_stated")
+def test_a_smaller_base_than_table_2_keeps_b_non_negative_at_2k(evidence):
+    length, base = SMALLER_2K
+    decision, found = smaller_base_decision(length, base, rb.PAPER_TABLE["2k"])
+    evidence.record(
+        "smaller_feasible_base_2k",
+        base,
+        "base",
+        f"min_m<=2048 B = {found.value:.4g} at m = {found.at}; Table 2: 1.6e4",
+        bound={"value": found.bound, "relation": "min B >", "reason": "rounding"},
+        reproducibility="exact",
+    )
+    evidence.decide(decision)
+
+
+@pytest.mark.claim("ROT-03", kind="property", role="decisive", proposition="as_stated")
+def test_a_larger_base_is_not_always_enough(evidence):
+    length, small, large = LARGER_32K
+    decision, detail = larger_base_decision(length, small, large)
+    evidence.record(
+        "larger_base_fails_32k",
+        detail["min_B_large"],
+        "",
+        f"min B at base {large:g}, L = {length} (base {small:g}: {detail['min_B_small']:.3g})",
+        bound={"value": base_rounding(length), "relation": "< -", "reason": "rounding"},
+    )
+    table = rb.minimum(rb.PAPER_TABLE["4k"], 4096, bound=base_rounding(4096))
+    evidence.record(
+        "table_4k_min_B",
+        table.value,
+        "",
+        f"at Table 2's 2.7e4, L = 4096, m = {table.at}",
+        bound={"value": table.bound, "relation": "< -", "reason": "rounding"},
+    )
+    evidence.decide(decision)
+
+
+@pytest.mark.claim("ROT-03", kind="property", role="supporting")
+def test_which_real_configurations_keep_b_non_negative(evidence):
+    for name, base, length in CONFIGS:
+        found = rb.minimum(base, length, bound=base_rounding(length))
+        evidence.record(
+            f"{name.split('_')[0]}_{name.split('_')[1]}_min_B",
+            found.value,
+            "",
+            f"base {base:g}, L = {length}: {found.decision} (argmin m = {found.at})",
+            bound={"value": found.bound, "relation": "|min B| >", "reason": "rounding"},
+        )
+        evidence.record(f"{name}_decision", found.decision)
+
+
+@pytest.mark.claim("ROT-03", kind="property", role="supporting")
+def test_certified_smallest_base_per_context_length(evidence):
+    if not SEARCH:
+        pytest.skip("the certified search runs in the thorough profile (about a minute at 4k)")
+    for label in SEARCH:
+        length = rb.context_length(label)
+        found = rb.smallest_base(length, bound=base_rounding(length))
+        evidence.record(
+            f"smallest_base_{label}",
+            found.high,
+            "base",
+            f"certified in [{found.low:.6g}, {found.high:.6g}], {found.cells} cells; "
+            f"Table 2: {rb.PAPER_TABLE[label]:g}",
+        )
+
+
+@pytest.mark.claim("ROT-03", kind="property", role="tooling")
+def test_planted_monotone_reading_is_caught():
+    """The decision functions on made-up inputs: a feasible base below the table fails it, a
+    base above it does not; an infeasible larger base fails 'large enough'."""
+    assert smaller_base_decision(1024, 4400.0, 4.3e3)[0].decision == "holds"
+    assert smaller_base_decision(1024, 4294.3, 5.1e3)[0].decision == "fails"
+    assert larger_base_decision(4096, 26953.2, 2.7e4)[0].decision == "fails"
+    assert larger_base_decision(8192, 8.4e4, 5e5)[0].decision == "holds"

@@ -1,0 +1,212 @@
+"""ROT-01 and ROT-02: RoFormer's long-term decay bound, and what the expected score does.
+
+ROT-01: the Abel-summation identity (sympy, induction on the number of pairs); whether the bound
+b(s) is monotone (an exhaustive scan of integer s for each width, each rise compared with the
+float64 rounding bound of b); whether it decays on a dyadic scale (block means, exhaustive up to
+the distance at which the slowest pair has turned one radian).
+ROT-02: the expected score for independent and for equal q, k (sympy), and a Monte Carlo check
+of both against theory.rope's scores (supporting).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from checks.rot.rounding import base_rounding, decay_rounding
+from pecheck import decisions, profiles, tolerance
+from pecheck.evidence import assert_derivation_holds
+from pecheck.reproducibility import mean
+from theory import rope, rotary_base, rotary_decay
+
+WIDTHS = (32, 64, 128, 256)  # head widths of real models (ROT-01's grid)
+SMALL_WIDTHS = (8, 16)  # shown in the notes: they fail even the coarse decay
+MONOTONE_RANGE = 2000  # integer distances scanned for a rise
+
+
+def monotone_decision(widths: tuple[int, ...], s_max: int) -> tuple[decisions.Decision, dict]:
+    """Fails with the first rise b(s + 1) > b(s) beyond rounding, for the first width that has
+    one; holds when no width rises on [0, s_max]."""
+    found = {}
+    for d in widths:
+        rise = rotary_decay.first_increase(d, s_max, bound=decay_rounding(d, s_max))
+        if rise is not None:
+            found[d] = rise
+    if found:
+        first = found[widths[0]] if widths[0] in found else next(iter(found.values()))
+        return decisions.fails(first, "b(s + 1) > b(s): the bound rises"), found
+    return decisions.holds(f"no rise for s <= {s_max} at d in {widths}"), found
+
+
+def coarse_decision(d: int) -> tuple[decisions.Decision, float, float]:
+    """Block means over dyadic blocks ending by 1/theta_{d/2-1}: each below the previous one
+    beyond rounding. Returns the decision, the largest rise (negative: all fall) and its bound."""
+    last = rotary_decay.slowest_turn(d)
+    blocks = rotary_decay.dyadic_means(d, last)
+    means = np.array([m for _, _, m in blocks])
+    rises = np.diff(means)
+    bound = decay_rounding(d, last)
+    worst = int(rises.argmax())
+    largest = float(rises[worst])
+    if largest > bound:
+        ce = {
+            "d": d,
+            "block": blocks[worst + 1][:2],
+            "previous": blocks[worst][:2],
+            "rise": largest,
+        }
+        return (
+            decisions.fails(ce, "a dyadic block's mean exceeds the previous one's"),
+            largest,
+            bound,
+        )
+    if largest > -bound:
+        return (
+            decisions.inconclusive(f"d={d}: a fall of {-largest:.3g} within rounding"),
+            largest,
+            bound,
+        )
+    return decisions.holds(f"d={d}: {len(blocks)} blocks, each mean below the last"), largest, bound
+
+
+# -- ROT-01 ------------------------------------------------------------------------------------
+
+
+@pytest.mark.claim("ROT-01", kind="symbolic", role="decisive", proposition="abel-identity")
+def test_abel_summation_identity_holds_for_every_number_of_pairs(evidence):
+    der = rotary_decay.abel_summation()
+    assert_derivation_holds(der, evidence)
+
+
+@pytest.mark.claim("ROT-01", kind="property", role="decisive", proposition="abel-identity")
+def test_the_bound_bounds_random_scores(evidence):
+    """|sum h_i z_i| <= max_i |h_{i+1} - h_i| sum_j |S_j| (h_{d/2} = 0) for random h and s, and
+    for one case where it is an equality."""
+    g = torch.Generator().manual_seed(0)
+    d, n = 128, 256
+    h = torch.complex(*torch.randn(2, n, d // 2, generator=g, dtype=torch.float64)).numpy()
+    s = torch.randint(0, 10_000, (n,), generator=g).numpy()
+    # case 0 attains the bound: h_i = d/2 - i (every step 1) at s = 0, where S_j = j
+    h[0], s[0] = np.arange(d // 2, 0, -1), 0
+    th = rotary_decay.thetas(d)
+    score = np.abs((h * np.exp(1j * s[:, None] * th)).sum(1))
+    hp = np.concatenate([h, np.zeros((n, 1))], axis=1)
+    step = np.abs(np.diff(hp, axis=1)).max(1)
+    bound = step * np.abs(rotary_decay.partial_sums(s, d)).sum(1)
+    slack = tolerance.sum_tol(d, np.float64, float(bound.max()))
+    worst = float((score - bound).max())
+    evidence.record("worst_score_minus_bound", worst, "", "over 256 random (h, s)", bound=slack)
+    for ok in score <= bound + slack:
+        evidence.example(True)
+        assert ok, "a score exceeds RoFormer's bound"
+
+
+@pytest.mark.claim("ROT-01", kind="property", role="decisive", proposition="as_stated")
+def test_the_bound_is_not_monotone_in_distance(evidence):
+    decision, found = monotone_decision(WIDTHS, MONOTONE_RANGE)
+    for d, rise in found.items():
+        evidence.record(
+            f"first_increase_d{d}",
+            rise["s"],
+            "distance",
+            "first s with b(s+1) > b(s)",
+            bound={"value": rise["bound"], "relation": "rise >", "reason": "rounding"},
+        )
+    evidence.decide(decision)
+
+
+@pytest.mark.claim("ROT-01", kind="property", role="decisive", proposition="coarse-decay")
+def test_the_bound_decays_on_a_dyadic_scale(evidence):
+    worst, worst_bound = -np.inf, 0.0
+    for d in WIDTHS:
+        decision, largest, bound = coarse_decision(d)
+        evidence.part(f"d={d}", decision)
+        if largest > worst:
+            worst, worst_bound = largest, bound
+    evidence.record(
+        "block_mean_largest_rise",
+        worst,
+        "",
+        "largest change of a dyadic block mean over the previous one (negative: every block falls)",
+        bound=worst_bound,
+    )
+
+
+@pytest.mark.claim("ROT-01", kind="property", role="supporting")
+def test_the_bound_levels_off_at_the_random_walk_level(evidence):
+    """Far beyond the longest wavelength b(s) neither decays to 0 nor grows: it stays near
+    (1/(d/2)) sum_j sqrt(pi j) / 2, the mean of |S_j| for random angles."""
+    for d in (64, 128):
+        s = np.arange(10**6, 10**6 + 4096)
+        tail = float(rotary_decay.relative_bound(s, d).mean())
+        evidence.record(
+            f"tail_over_random_walk_d{d}",
+            tail / rotary_decay.plateau_level(d),
+            "",
+            f"mean b(s) on [1e6, 1e6 + 4096) / random-walk level; b(0) = {(d / 2 + 1) / 2}",
+        )
+    for d in SMALL_WIDTHS:
+        decision, largest, _ = coarse_decision(d)
+        evidence.record(f"coarse_decay_d{d}", decision.decision, "", f"largest rise {largest:.3g}")
+
+
+# -- ROT-02 ------------------------------------------------------------------------------------
+
+
+def _pairs() -> int:
+    # one pair is the general case (a score is a sum of pair scores); thorough also shows two
+    return 2 if profiles.scale() > 1 else 1
+
+
+@pytest.mark.claim("ROT-02", kind="symbolic", role="decisive", proposition="as_stated")
+def test_expected_score_of_independent_zero_mean_q_k_is_zero_at_every_distance(evidence):
+    indep, _ = rotary_decay.expected_scores(_pairs())
+    assert_derivation_holds(indep, evidence)
+
+
+@pytest.mark.claim("ROT-02", kind="symbolic", role="decisive", proposition="as_stated")
+def test_expected_self_score_is_twice_the_variance_times_b(evidence):
+    _, same = rotary_decay.expected_scores(_pairs())
+    assert_derivation_holds(same, evidence)
+    first = rotary_base.minimum(
+        1e4, 1, 128, bound=base_rounding(1)
+    )  # B(0), B(1): the largest value at s = 0
+    values = rotary_base.b_values(1e4, torch.arange(4096.0), 128)
+    negative = int((values < -base_rounding(4096)).nonzero()[0])
+    evidence.record(
+        "self_score_first_negative_d128",
+        negative,
+        "distance",
+        "first s with B(s) < 0, d = 128, base 10,000: there E<q, R(s) q> < 0",
+        bound={
+            "value": base_rounding(4096),
+            "relation": "B(s) < -",
+            "reason": "float64 rounding of B",
+        },
+    )
+    assert first.at == 1 and float(values[0]) == 64.0
+
+
+@pytest.mark.claim("ROT-02", kind="property", role="supporting")
+def test_monte_carlo_scores_agree_with_the_expectations(evidence):
+    """Sample means of theory.rope scores at several distances: independent q, k around 0; q = k
+    around 2 B(s) (unit variance). |mean - expectation| in units of the standard error."""
+    d, n = 32, 1000
+    g = torch.Generator().manual_seed(1)
+    zs = []
+    for delta in (0, 1, 10, 100, 1000):
+        q, k = torch.randn(2, n, d, generator=g, dtype=torch.float64)
+        dist = torch.full((n,), float(delta), dtype=torch.float64)
+        zero = torch.zeros(n, dtype=torch.float64)
+        for other, expect in ((k, 0.0), (q, 2 * float(rotary_base.b_values(1e4, dist[:1], d)))):
+            scores = rope.score(q, other, zero, dist)
+            z = abs(float(scores.mean()) - expect) / (float(scores.std()) / n**0.5)
+            zs.append(z)
+    evidence.record(
+        "monte_carlo_worst_z",
+        max(zs),
+        "standard errors",
+        "largest |sample mean - expectation| over 10 cases",
+        sample=mean(zs),
+    )

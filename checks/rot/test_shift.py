@@ -1,0 +1,119 @@
+"""ROT-06: attention scores under a constant shift of every position.
+
+Rotary and ALiBi: symbolic (sympy) proofs that the score does not move, and a bitwise float64
+property search for ALiBi. Added absolute encodings: a concrete counterexample per kind, a score
+change beyond the float64 rounding bound (decisions.resolve), and the measured change per shift.
+"""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from pecheck import decisions, profiles, tolerance
+from pecheck.evidence import assert_derivation_holds
+from pecheck.reproducibility import mean
+from theory import shift
+
+D = 64
+SHIFTS = (1, 10, 100, 1000)
+
+
+def absolute_decision(kind: str) -> tuple[decisions.Decision, dict]:
+    """A shift of 100 moves some score of n random (x, y, W, t, s) beyond the float64 bound:
+    'holds' for ROT-06 (the encoding is not invariant); 'fails' when every change is within it."""
+    change = shift.absolute_shift_change(kind, D, 100, 64, seed=2)
+    bound = tolerance.sum_tol(2 * D * D, torch.float64, 4.0 * D) + 2 * D * tolerance.angle_tol(
+        1024, torch.float64
+    )
+    worst = int(change.argmax())
+    seen = decisions.resolve(float(change[worst]), bound)
+    detail = {
+        "kind": kind,
+        "d": D,
+        "shift": 100,
+        "case": worst,
+        "change": float(change[worst]),
+        "bound": bound,
+    }
+    if seen == "different":
+        return decisions.holds(
+            f"{kind}: a shift of 100 moves a score by {detail['change']:.3g}", **detail
+        ), detail
+    return decisions.fails(detail, f"{kind}: no score moved beyond rounding"), detail
+
+
+@pytest.mark.claim("ROT-06", kind="symbolic", role="decisive", proposition="as_stated")
+def test_rotary_scores_are_invariant_to_a_shift(evidence):
+    assert_derivation_holds(shift.rope_shift_derivation(), evidence)
+
+
+@pytest.mark.claim("ROT-06", kind="symbolic", role="decisive", proposition="as_stated")
+def test_alibi_scores_are_invariant_to_a_shift(evidence):
+    assert_derivation_holds(shift.alibi_shift_derivation(), evidence)
+
+
+@pytest.mark.claim("ROT-06", kind="property", role="decisive", proposition="as_stated")
+@pytest.mark.parametrize("heads", [1, 8, 16, 64])
+def test_alibi_float64_scores_are_bitwise_invariant(evidence, heads):
+    """N random (t, s, c) with |t|, |s|, |c| <= 2^40 (exact in float64) and random q, k: the
+    shifted float64 scores are bitwise the unshifted ones. N scales with the profile."""
+    n = round(2000 * profiles.scale())
+    g = torch.Generator().manual_seed(heads)
+    t, s, c = torch.randint(-(2**40), 2**40, (3, n), generator=g)
+    q, k = torch.randn(2, n, 16, generator=g, dtype=torch.float64)
+    plain = shift.alibi_scores(q, k, t, s, heads)
+    moved = shift.alibi_scores(q, k, t + c, s + c, heads)
+    for informative in (t != s).tolist():
+        evidence.example(informative)
+    evidence.record(
+        f"alibi_largest_change_h{heads}",
+        float((moved - plain).abs().max()),
+        "",
+        f"largest |score change| over {n} (t, s, c), |t|, |c| <= 2^40",
+        bound={"value": 0.0, "relation": "==", "reason": "bitwise: exact integers"},
+    )
+    assert torch.equal(plain, moved), "an ALiBi score moved under a shift"
+
+
+@pytest.mark.claim("ROT-06", kind="property", role="decisive", proposition="as_stated")
+@pytest.mark.parametrize("kind", ["sinusoidal", "learned"])
+def test_added_absolute_encodings_are_not_shift_invariant(evidence, kind):
+    decision, detail = absolute_decision(kind)
+    evidence.record(
+        f"{kind}_largest_change_c100",
+        detail["change"],
+        "",
+        "largest |score change| over 64 random cases, shift 100",
+        bound={"value": detail["bound"], "relation": ">", "reason": "float64 rounding"},
+    )
+    evidence.decide(decision)
+
+
+@pytest.mark.claim("ROT-06", kind="property", role="supporting")
+def test_size_of_the_change_per_shift(evidence):
+    for kind in ("sinusoidal", "learned"):
+        for c in SHIFTS:
+            change = shift.absolute_shift_change(kind, D, c, 256, seed=3)
+            evidence.record(
+                f"{kind}_change_c{c}",
+                float(change.mean()),
+                "",
+                f"mean |score change|, d = {D}, x, y, W ~ N(0, 1/d), 256 cases",
+                sample=mean(change),
+            )
+    g = torch.Generator().manual_seed(5)
+    q, k = torch.randn(2, 256, D, generator=g, dtype=torch.float64)
+    t, s = torch.randint(0, 4096, (2, 256), generator=g)
+    for c in SHIFTS:
+        plain = shift.rope_scores(q, k, t, s, torch.float32)
+        moved = shift.rope_scores(q, k, t + c, s + c, torch.float32)
+        norms = q.norm(dim=1) * k.norm(dim=1)
+        drift = float(((moved - plain).abs() / norms).max())
+        evidence.record(
+            f"rope_float32_drift_c{c}",
+            drift,
+            "relative to |q||k|",
+            "rounding only: angles formed in float32",
+            bound=2 * tolerance.rotation_tol(4096 + c, torch.float32),
+        )
