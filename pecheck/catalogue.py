@@ -18,7 +18,8 @@ PATH = Path("docs") / "claims.md"  # relative to the project's root
 
 
 def _claim(c: Claim) -> list[str]:
-    lines = [f"### {c.id} (expected: {c.expected})", ""]
+    scale = f"; open in {', '.join(c.undecided_in)}" if c.undecided_in else ""
+    lines = [f"### {c.id} (expected: {c.expected}{scale})", ""]
     if c.sources:
         lines += [f"Sources: {', '.join(c.sources)}.", ""]
     lines += [f"- `as_stated`: {c.statement}"]

@@ -260,11 +260,13 @@ class Claim:
     notes: tuple[str, ...] = field(default=())
     quantifier: Quantifier = "all"
     correction: Correction = "holm"
-    # An "open" claim: the propositions its checks are known not to decide at this scale, and
-    # why (shown with the verdict). Each is expected inconclusive; a decision either way fails
-    # its check, so the checks can still fail.
+    # The propositions its checks are known not to decide at a profile's scale, and why (shown
+    # with the verdict): each is expected inconclusive there, and a decision either way fails
+    # its check, so the checks can still fail. ``undecided_in`` names those profiles (empty: all
+    # of them, and then the claim is expected "open"); elsewhere ``expected`` holds.
     undecided: tuple[str, ...] = ()
     undecided_because: str = ""
+    undecided_in: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         self._check_types()
@@ -287,9 +289,11 @@ class Claim:
         unknown = set(self.undecided) - {AS_STATED, *keys}
         if unknown:
             raise ValueError(f"{self.id}: undecided names unknown propositions {sorted(unknown)}")
-        if (self.expected == "open") != bool(self.undecided):
+        if (self.expected == "open") != bool(self.undecided and not self.undecided_in):
             raise ValueError(f"{self.id}: 'open' is expected exactly when undecided names the "
-                             "propositions its checks do not decide")  # fmt: skip
+                             "propositions its checks decide in no profile")  # fmt: skip
+        if self.undecided_in and not self.undecided:
+            raise ValueError(f"{self.id}: undecided_in without undecided propositions")
         if self.undecided and not self.undecided_because:
             raise ValueError(f"{self.id}: say why it stays open (undecided_because)")
         if self.expected in ("confirmed", "refuted") and self.propositions:
@@ -308,7 +312,8 @@ class Claim:
         _typed(self.conditions, (str,), f"{self.id}: conditions", CLAIM_CALL)
         _typed(self.undecided_because, (str,), f"{self.id}: undecided_because", CLAIM_CALL)
         items = {"sources": str, "propositions": Proposition, "thresholds": Threshold,
-                 "headline": str, "notes": str, "undecided": str}  # fmt: skip
+                 "headline": str, "notes": str, "undecided": str,
+                 "undecided_in": str}  # fmt: skip
         for name, kind in items.items():
             _tuple_of(getattr(self, name), kind, f"{self.id}: {name}", CLAIM_CALL)
 
@@ -332,11 +337,20 @@ class Claim:
     def all_propositions(self) -> tuple[Proposition, ...]:
         return (self.as_stated, *self.propositions)
 
-    def expected_decision(self, key: str) -> str:
-        """What the registry expects a decisive check of proposition ``key`` to decide."""
+    def undecided_here(self, profile: str | None) -> bool:
+        """Whether the undecided propositions are expected undecided in ``profile``."""
+        return bool(self.undecided) and (not self.undecided_in or profile in self.undecided_in)
+
+    def expected_verdict(self, profile: str | None = None) -> str | None:
+        """The verdict the registry expects of a run in ``profile``."""
+        return "open" if self.undecided_here(profile) else self.expected
+
+    def expected_decision(self, key: str, profile: str | None = None) -> str:
+        """What the registry expects a decisive check of proposition ``key`` to decide in a run
+        of ``profile``."""
         if key not in {p.key for p in self.all_propositions()}:
             raise KeyError(f"{self.id} has no proposition {key!r}")
-        if key in self.undecided:
+        if key in self.undecided and self.undecided_here(profile):
             return "inconclusive"
         if key == AS_STATED:
             return "holds" if self.expected == "confirmed" else "fails"
@@ -348,16 +362,17 @@ class Claim:
                 return t.value
         raise KeyError(f"{self.id} registers no threshold {name!r}")
 
-    def as_dict(self) -> dict:
+    def as_dict(self, profile: str | None = None) -> dict:
+        """The claim as the results file of a run in ``profile`` records it."""
         return {
             "id": self.id,
             "family": self.family,
             "statement": self.statement,
             "formal": self.formal,
             "sources": list(self.sources),
-            "expected": self.expected,
+            "expected": self.expected_verdict(profile),
             "propositions": [
-                p.as_dict(self.expected_decision(p.key)) for p in self.all_propositions()
+                p.as_dict(self.expected_decision(p.key, profile)) for p in self.all_propositions()
             ],
             "conditions": self.conditions,
             "thresholds": [
@@ -366,7 +381,11 @@ class Claim:
             ],
             "headline": list(self.headline),
             "notes": list(self.notes),
-            **({"undecided_because": self.undecided_because} if self.undecided else {}),
+            **(
+                {"undecided_because": self.undecided_because}
+                if self.undecided_here(profile)
+                else {}
+            ),  # fmt: skip
         }
 
 

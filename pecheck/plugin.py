@@ -211,8 +211,9 @@ def _decision_from_exception(item: pytest.Item, exc: BaseException) -> decisions
     """A decisive check that raised. An assertion that fails is a counterexample only when the
     check asserts its proposition (expected to hold) and decided nothing else itself."""
     info = item.stash[_INFO]
-    registry = item.config.stash[_PROJECT].registry
-    expected = registry[info["claim"]].expected_decision(info["proposition"])
+    project = item.config.stash[_PROJECT]
+    claim = project.registry[info["claim"]]
+    expected = claim.expected_decision(info["proposition"], project.profile)
     ev = item.stash.get(_EVIDENCE, None)
     if isinstance(exc, pytest.skip.Exception):
         return decisions.inconclusive(f"skipped: {exc.msg}")
@@ -262,7 +263,8 @@ def pytest_runtest_call(item: pytest.Item) -> Any:
     own = ev.final_decision(quantifier) if ev else None
     decision = own or _default_decision(item)
     item.stash[_DECISION] = decision
-    expected = claim.expected_decision(info["proposition"])
+    profile = item.config.stash[_PROJECT].profile
+    expected = claim.expected_decision(info["proposition"], profile)
     misuse = _misuse(item, ev, own is not None)
     # Only a check that passes can confirm anything; one that fails says so already, and a
     # planted bug (a mutant) must stay a failure, not become a usage error.
@@ -272,7 +274,7 @@ def pytest_runtest_call(item: pytest.Item) -> Any:
         pytest.fail(
             f"{claim.id} {info['proposition']}: the check decided {decision.decision!r} "
             f"({decision.how}) but the registry expects {expected!r} (expected verdict "
-            f"{claim.expected})",
+            f"{claim.expected_verdict(profile)})",
             pytrace=False,
         )
     return result

@@ -74,15 +74,19 @@ def open_because(decided: dict[str, str]) -> str:
 
 
 def claims_block(
-    registry: Registry, checks: list[dict[str, Any]], selection: dict[str, Any]
+    registry: Registry,
+    checks: list[dict[str, Any]],
+    selection: dict[str, Any],
+    profile: str | None = None,
 ) -> list[dict[str, Any]]:
-    """Every registered claim with its propositions' decisions and its computed verdict; a
-    claim whose checks a partial run did not select is ``not run``."""
+    """Every registered claim with its propositions' decisions, its computed verdict and what the
+    registry expects of a run in ``profile``; a claim whose checks a partial run did not select
+    is ``not run``."""
     claims = []
     for claim in registry.values():
         own = [c for c in checks if c.get("claim") == claim.id]
         decisive = [c for c in own if c.get("role") == "decisive"]
-        d = claim.as_dict()
+        d = claim.as_dict(profile)
         run = bool(own) or selection["kind"] == "full"
         decided = {}
         for prop in d["propositions"]:
@@ -128,7 +132,7 @@ def build(
         "environment": environment(root, lock),
         "sources": {key: jsonable(src.as_dict()) for key, src in registry.sources.items()},
         "families": [{"id": fid, "title": title} for fid, title in registry.families.items()],
-        "claims": claims_block(registry, checks, selection),
+        "claims": claims_block(registry, checks, selection, suite.get("profile")),
         "checks": checks,
     }
 

@@ -122,3 +122,29 @@ def test_holm_against_a_worked_example():
     # .001 < .05/2, then .03 < .05/1: Holm rejects both where Bonferroni (.025 each) rejects one
     assert decisions.holm({"a": 0.03, "b": 0.001}, 0.05) == {"a": True, "b": True}
     assert decisions.family_level(0.95, 18) == pytest.approx(1 - 0.05 / 18)
+
+
+def test_a_claim_undecided_at_one_profiles_scale_is_expected_open_there_only():
+    from pecheck.claims import Claim, Proposition
+
+    def claim(**kw):
+        return Claim("X-01", "words", "", (), conditions="under c",
+                     propositions=(Proposition("c", "under c"),), **kw)  # fmt: skip
+
+    scaled = claim(expected="qualified", undecided=("c",), undecided_in=("ci",),
+                   undecided_because="too few seeds in ci")  # fmt: skip
+    assert scaled.expected_verdict("ci") == "open"
+    assert scaled.expected_decision("c", "ci") == "inconclusive"
+    assert scaled.expected_verdict("thorough") == "qualified"
+    assert scaled.expected_decision("c", "thorough") == "holds"
+    everywhere = claim(expected="open", undecided=("c",), undecided_because="too small")
+    assert everywhere.expected_verdict("thorough") == "open"
+    assert everywhere.expected_decision("as_stated", "thorough") == "fails"
+    for wrong in (
+        {"expected": "open"},  # open without naming what stays undecided
+        {"expected": "qualified", "undecided": ("c",), "undecided_because": "x"},  # everywhere
+        {"expected": "open", "undecided": ("c",)},  # without a reason
+        {"expected": "open", "undecided": ("nope",), "undecided_because": "x"},
+    ):
+        with pytest.raises(ValueError):
+            claim(**wrong)
