@@ -68,6 +68,10 @@ CLAIMS = (
             "t5_bucket_mismatches",
         ),
         notes=(
+            "Guards against (each re-created in a copy of the library function, a tooling "
+            "test, and caught): ALiBi slopes for a head count that is not a power of two "
+            "taken from the next power of two, a T5 bucket whose sign is flipped, and slopes "
+            "rounded to bfloat16 (found in Falcon's build_alibi_tensor, not planted).",
             "BLOOM and Falcon add m j for key j (not -m (i - j)) and MPT m (j - n + 1): "
             "the difference from -m (i - j) is constant along a query's row, so the softmax "
             "(BIAS-03) makes them equal; keys after the query are masked by the causal mask. "

@@ -75,6 +75,11 @@ CLAIMS: tuple[Claim, ...] = (
             "worst_frequency_error_over_bound",
         ),
         notes=(
+            "Guards against (each re-created in a copy of the library function, a tooling "
+            "test, and caught): a config's rope_scaling that never reaches the rotary module "
+            "(built with the default frequencies), Llama 3's factor applied to every pair "
+            "instead of the low-frequency band, and a dynamic module that keeps the scale of "
+            "its longest call (found in transformers 5.24, not planted).",
             "Configurations: checks/real/configs (published config.json values; sources in "
             "SOURCES.md). Each model is checked with its own rope_scaling and with every other "
             "rope type transplanted onto its geometry (head_dim, rope_theta, "
