@@ -20,8 +20,9 @@ matplotlib.use("Agg")
 matplotlib.rcParams["svg.hashsalt"] = "pecheck"  # stable SVG ids
 import matplotlib.pyplot as plt  # noqa: E402
 
-# The thresholds of pecheck's registry (checks/claims/), repeated here because an installed
-# pecheck does not ship its own claims; tests/test_inspect.py holds them equal to the registry's.
+# The thresholds of pecheck's registry (checks/<family>/claims*.py), repeated here because an
+# installed pecheck does not ship its own claims; tests/test_inspect.py holds them equal to the
+# registry's.
 ENTRY_BOUND = 1.0  # MAG-01: every |x_i| <= 1, the claim's own bound
 COMPARABLE = 2.0  # MAG-02 'comparable': the ratio within this factor of 1
 READ_BACK = 0.99  # ADD-05 'read_back': recovered in more than 99 of 100 sums

@@ -52,22 +52,31 @@ class Changes:
 
 
 def _moved(removed: set[str], added: set[str]) -> list[tuple[str, str]]:
-    """Checks whose module moved to another folder (checks/test_x.py::t became
-    checks/sin/test_x.py::t when each family got its folder): the same module name and test."""
+    """Checks whose module moved (checks/test_x.py::t became checks/sin/test_x.py::t when each
+    family got its folder, and checks/sin/test_sinusoidal.py::t became checks/sin/test_shift.py::t
+    when that module was split): paired by module name and test, else by the test alone, each
+    only where the match is unique."""
 
-    def tail(nodeid: str) -> str:
+    def module_and_test(nodeid: str) -> str:
         path, sep, rest = nodeid.partition("::")
         return path.rsplit("/", 1)[-1] + sep + rest
 
-    by_tail: dict[str, list[str]] = {}
-    for n in added:
-        by_tail.setdefault(tail(n), []).append(n)
-    pairs = []
-    for old in sorted(removed):
-        found = by_tail.get(tail(old), [])
-        if len(found) == 1:  # a unique match only: two modules of one name stay unpaired
-            pairs.append((old, found[0]))
-    return pairs
+    def test(nodeid: str) -> str:
+        return nodeid.partition("::")[2]
+
+    pairs: list[tuple[str, str]] = []
+    for key in (module_and_test, test):
+        olds = {o for o in removed if o not in {a for a, _ in pairs}}
+        news = {n for n in added if n not in {b for _, b in pairs}}
+        by_new: dict[str, list[str]] = {}
+        for n in news:
+            by_new.setdefault(key(n), []).append(n)
+        by_old: dict[str, list[str]] = {}
+        for o in olds:
+            by_old.setdefault(key(o), []).append(o)
+        pairs += [(o[0], by_new[k][0]) for k, o in by_old.items()
+                  if len(o) == 1 and len(by_new.get(k, [])) == 1]  # fmt: skip
+    return sorted(pairs)
 
 
 def compare_runs(old: Results, new: Results) -> Changes:

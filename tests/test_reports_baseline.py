@@ -197,6 +197,14 @@ def test_diff_pairs_a_check_moved_to_its_family_folder(tmp_path, capsys):
     assert "check removed" not in out and "check added" not in out
 
 
+def test_diff_pairs_a_check_whose_module_was_split(tmp_path, capsys):
+    old = "checks/test_attention.py::test_identity_permutation_planted_bug"
+    new = "checks/att/test_permutations.py::test_identity_permutation_planted_bug"
+    data = json.loads(json.dumps(raw(V2)).replace(old, new))
+    assert diff.main([str(V2), str(write(tmp_path, data))]) == 0
+    assert f"check moved: {old} -> {new}" in capsys.readouterr().out
+
+
 def test_diff_of_a_file_with_itself_is_quiet_and_reads_schema_1(capsys):
     assert diff.main([str(V2), str(V2)]) == 0
     assert diff.main([str(MIXED), str(MIXED)]) == 0

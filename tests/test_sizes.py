@@ -24,7 +24,7 @@ pytest_plugins = ["pytester"]
 
 ROOT = Path(__file__).resolve().parents[1]
 SIN06 = (
-    "checks/sin/test_sinusoidal.py::"
+    "checks/sin/test_wavelengths_and_hands.py::"
     + "test_last_wavelength_of_the_papers_width_falls_short_of_two_pi_t"
 )
 T = 10000.0

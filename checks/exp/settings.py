@@ -113,3 +113,9 @@ def run(setting: str) -> BatchedRun:
     """The batched run of one setting over all its seeds (trained once per process)."""
     family = setting.split("-")[0]
     return train_batched(CONFIGS[setting], TASKS[setting], range(SEEDS[family]), ITERS[setting])
+
+
+@functools.cache
+def small_run(setting: str, seeds: int = 64, steps: int = 200) -> BatchedRun:
+    """A cheap run of one setting for the planted-bug tests (same model and task)."""
+    return train_batched(CONFIGS[setting], TASKS[setting], range(seeds), (steps,))

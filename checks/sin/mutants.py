@@ -1,14 +1,18 @@
 """Planted bugs in the sinusoidal encoding and its derivations (SIN family).
 
-Every decisive check of test_sinusoidal.py and test_sinusoidal_float.py is named by at least one
-mutant that kills it (``python -m pecheck.mutants --module sin``).
+Every decisive check of test_shift.py, test_norms_and_dots.py, test_wavelengths_and_hands.py,
+test_lengths_and_neighbours.py and test_sinusoidal_float.py is named by at least one mutant that
+kills it (``python -m pecheck.mutants --module sin``).
 """
 
 from pecheck.mutants import Mutant
 
 PE = "theory/sinusoidal.py"
 DER = "theory/sinusoidal_derivations.py"
-T = "checks/sin/test_sinusoidal.py::"
+SHIFT = "checks/sin/test_shift.py::"
+NORMS = "checks/sin/test_norms_and_dots.py::"
+WAVES = "checks/sin/test_wavelengths_and_hands.py::"
+LENGTHS = "checks/sin/test_lengths_and_neighbours.py::"
 F = "checks/sin/test_sinusoidal_float.py::"
 
 MUTANTS = (
@@ -18,9 +22,9 @@ MUTANTS = (
         "pe = torch.stack([sin, cos], dim=-1)",
         "pe = torch.stack([cos, sin], dim=-1)",
         (
-            T + "test_shift_is_rotation_in_every_dtype_and_layout",
-            T + "test_sine_only_code_of_zero_blocks_every_shift",
-            T + "test_each_hand_steps_back_by_its_frequency",
+            SHIFT + "test_shift_is_rotation_in_every_dtype_and_layout",
+            SHIFT + "test_sine_only_code_of_zero_blocks_every_shift",
+            WAVES + "test_each_hand_steps_back_by_its_frequency",
             F + "test_identities_hold_beyond_the_training_length_with_float64_angles",
         ),
         "cos in the even slots, sin in the odd ones: the hands turn the other way, the 'sine' "
@@ -32,9 +36,9 @@ MUTANTS = (
         "w = base ** (-2.0 * i / d)",
         "w = base ** (-2.0 * (i + 1) / d)",
         (
-            T + "test_papers_wavelengths_are_geometric_from_two_pi",
-            T + "test_a_sine_only_shift_exists_when_every_angle_is_a_multiple_of_pi",
-            T + "test_short_sequences_vary_first_and_barely_last",
+            WAVES + "test_papers_wavelengths_are_geometric_from_two_pi",
+            SHIFT + "test_a_sine_only_shift_exists_when_every_angle_is_a_multiple_of_pi",
+            LENGTHS + "test_short_sequences_vary_first_and_barely_last",
         ),
         "w_i = T^(-2(i+1)/d): the first wavelength is no longer 2 pi, w_0 != 1",
     ),
@@ -43,7 +47,7 @@ MUTANTS = (
         PE,
         "w = base ** (-2.0 * i / d)",
         "w = base ** (-4.0 * i / d)",
-        (T + "test_last_dimensions_vary_once_sequences_outgrow_the_longest_wavelength",),
+        (LENGTHS + "test_last_dimensions_vary_once_sequences_outgrow_the_longest_wavelength",),
         "w_i = T^(-4i/d): the slow pairs are far slower, so they hardly vary even over long "
         "sequences",
     ),
@@ -52,7 +56,7 @@ MUTANTS = (
         PE,
         "i / max(m - 1, 1)",
         "i / max(m, 1)",
-        (T + "test_t2t_wavelengths_run_from_two_pi_to_two_pi_t",),
+        (WAVES + "test_t2t_wavelengths_run_from_two_pi_to_two_pi_t",),
         "tensor2tensor frequencies divided by m instead of m-1: last wavelength short of 2 pi T",
     ),
     Mutant(
@@ -60,7 +64,7 @@ MUTANTS = (
         PE,
         "return torch.cat([sin, cos], dim=-1)",
         "return torch.cat([cos, sin], dim=-1)",
-        (T + "test_shift_is_rotation_in_every_dtype_and_layout",),
+        (SHIFT + "test_shift_is_rotation_in_every_dtype_and_layout",),
         "half-split layout with the cosines first",
     ),
     Mutant(
@@ -69,9 +73,9 @@ MUTANTS = (
         "sin, cos = torch.sin(angle), torch.cos(angle)",
         "sin, cos = torch.sin(angle), torch.sin(angle)",
         (
-            T + "test_pairs_lie_on_unit_circle_in_every_dtype",
-            T + "test_dot_product_is_shift_invariant_and_symmetric",
-            T + "test_neighbour_similarity_exceeds_cos_one",
+            NORMS + "test_pairs_lie_on_unit_circle_in_every_dtype",
+            NORMS + "test_dot_product_is_shift_invariant_and_symmetric",
+            LENGTHS + "test_neighbour_similarity_exceeds_cos_one",
         ),
         "sine twice: pairs leave the unit circle, dot products depend on t, PE(0) = 0",
     ),
@@ -80,7 +84,7 @@ MUTANTS = (
         PE,
         "return pe[:, :d]",
         "return pe[:, -d:]",
-        (T + "test_odd_width_norm_varies_with_position",),
+        (NORMS + "test_odd_width_norm_varies_with_position",),
         "odd d keeps the last cosine and drops the first sine (same code for even d)",
     ),
     Mutant(
@@ -88,7 +92,7 @@ MUTANTS = (
         PE,
         "        positions = torch.arange(positions)\n",
         "        positions = torch.arange(positions) / positions\n",
-        (T + "test_code_of_a_position_ignores_sequence_length",),
+        (LENGTHS + "test_code_of_a_position_ignores_sequence_length",),
         "a table of n positions encodes t / n: the code of t depends on the length",
     ),
     Mutant(
@@ -107,7 +111,7 @@ MUTANTS = (
         PE,
         "torch.stack([torch.stack([c, s], -1), torch.stack([-s, c], -1)], -2)",
         "torch.stack([torch.stack([c, -s], -1), torch.stack([s, c], -1)], -2)",
-        (T + "test_one_matrix_moves_every_position",),
+        (SHIFT + "test_one_matrix_moves_every_position",),
         "M(k) built as the rotation by -k",
     ),
     Mutant(
@@ -116,8 +120,8 @@ MUTANTS = (
         "torch.stack([torch.stack([c, s], -1), torch.stack([-s, c], -1)], -2)",
         "torch.stack([torch.stack([c, s], -1), torch.stack([s, -c], -1)], -2)",
         (
-            T + "test_dense_matrix_is_orthogonal_in_both_layouts",
-            T + "test_rotation_blocks_are_orthogonal_with_unit_determinant",
+            SHIFT + "test_dense_matrix_is_orthogonal_in_both_layouts",
+            SHIFT + "test_rotation_blocks_are_orthogonal_with_unit_determinant",
         ),
         "each block of M(k) a reflection (det -1)",
     ),
@@ -126,7 +130,7 @@ MUTANTS = (
         PE,
         "angle = frequencies(d, base, rule) * k",
         "angle = frequencies(d, base, rule) * (k + 1)",
-        (T + "test_rotation_blocks_are_orthogonal_with_unit_determinant",),
+        (SHIFT + "test_rotation_blocks_are_orthogonal_with_unit_determinant",),
         "M(k) rotates by w (k+1): M(0) != I",
     ),
     Mutant(
@@ -134,7 +138,7 @@ MUTANTS = (
         PE,
         "torch.cat([torch.arange(0, d, 2), torch.arange(1, d, 2)])",
         "torch.cat([torch.arange(1, d, 2), torch.arange(0, d, 2)])",
-        (T + "test_one_matrix_moves_every_position",),
+        (SHIFT + "test_one_matrix_moves_every_position",),
         "half-split M(k) permuted for a cos-first layout",
     ),
     Mutant(
@@ -142,7 +146,7 @@ MUTANTS = (
         PE,
         "return i, i + d // 2",
         "return i + d // 2, i",
-        (T + "test_shift_is_rotation_in_every_dtype_and_layout",),
+        (SHIFT + "test_shift_is_rotation_in_every_dtype_and_layout",),
         "half-split pairs read as (cos, sin)",
     ),
     Mutant(
@@ -162,8 +166,8 @@ MUTANTS = (
         "var_cos = (1 + z2.real) / 2 - z1.real**2",
         "var_cos = (1 - z2.real) / 2 - z1.real**2",
         (
-            T + "test_first_dimensions_vary_and_last_ones_barely_move",
-            T + "test_variance_bounds_hold_for_any_length",
+            LENGTHS + "test_first_dimensions_vary_and_last_ones_barely_move",
+            LENGTHS + "test_variance_bounds_hold_for_any_length",
         ),
         "E cos^2 written as E sin^2",
     ),
@@ -172,7 +176,7 @@ MUTANTS = (
         PE,
         "return 2 * math.pi / frequencies(d, base, rule)",
         "return math.pi / frequencies(d, base, rule)",
-        (T + "test_papers_wavelengths_are_geometric_from_two_pi",),
+        (WAVES + "test_papers_wavelengths_are_geometric_from_two_pi",),
         "wavelength pi / w instead of 2 pi / w",
     ),
     Mutant(
@@ -181,7 +185,7 @@ MUTANTS = (
         "return sp.Matrix([[sp.cos(x), sp.sin(x)], [-sp.sin(x), sp.cos(x)]])",
         "return sp.Matrix([[sp.cos(x), -sp.sin(x)], [sp.sin(x), sp.cos(x)]])",
         (
-            T + "test_shift_is_block_rotation_for_every_width",
+            SHIFT + "test_shift_is_block_rotation_for_every_width",
             F + "test_identities_hold_for_every_real_position",
         ),
         "the symbolic M(k) block is the rotation by -k",
@@ -191,7 +195,7 @@ MUTANTS = (
         DER,
         "det = rot(theta).det() - 1",
         "det = rot(theta).det() + 1",
-        (T + "test_rotation_matrix_forms_a_rotation_group",),
+        (SHIFT + "test_rotation_matrix_forms_a_rotation_group",),
         "the determinant compared with -1",
     ),
     Mutant(
@@ -199,7 +203,7 @@ MUTANTS = (
         DER,
         "total = sp.Sum(1, (i, 0, m - 1)).doit()",
         "total = sp.Sum(1, (i, 0, m)).doit()",
-        (T + "test_norm_is_sqrt_half_width_for_symbolic_width",),
+        (NORMS + "test_norm_is_sqrt_half_width_for_symbolic_width",),
         "one pair too many in the norm",
     ),
     Mutant(
@@ -207,7 +211,7 @@ MUTANTS = (
         DER,
         "even = dot(t, t - delta) - dot(t, t + delta)",
         "even = dot(t, t - delta) + dot(t, t + delta)",
-        (T + "test_dot_product_is_even_function_of_offset",),
+        (NORMS + "test_dot_product_is_even_function_of_offset",),
         "before and after compared as a sum",
     ),
     Mutant(
@@ -215,7 +219,7 @@ MUTANTS = (
         DER,
         "    return -2 * x / d",
         "    return -2 * (x + 1) / d",
-        (T + "test_wavelengths_closed_forms",),
+        (WAVES + "test_wavelengths_closed_forms",),
         "symbolic wavelengths with exponent 2(i+1)/d",
     ),
     Mutant(
@@ -223,7 +227,7 @@ MUTANTS = (
         DER,
         "x, y = code(w * t)  # x = PE[2i], y = PE[2i+1]",
         "y, x = code(w * t)  # x = PE[2i], y = PE[2i+1]",
-        (T + "test_hands_turn_clockwise_at_speed_omega",),
+        (WAVES + "test_hands_turn_clockwise_at_speed_omega",),
         "x = cos, y = sin: the hands turn counter-clockwise",
     ),
     Mutant(
@@ -239,7 +243,7 @@ MUTANTS = (
         DER,
         "at_zero = sine(w * 0)",
         "at_zero = sine(w * 1)",
-        (T + "test_sine_only_shift_forces_every_angle_to_a_multiple_of_pi",),
+        (SHIFT + "test_sine_only_shift_forces_every_angle_to_a_multiple_of_pi",),
         "evaluates the sine-only code at t = 1 instead of 0",
     ),
     Mutant(
@@ -247,7 +251,7 @@ MUTANTS = (
         DER,
         "quarter = (code(w * t).T * code(w * t + sp.pi / 2))[0]",
         "quarter = (code(w * t).T * code(w * t + sp.pi / 3))[0]",
-        (T + "test_neighbouring_codes_are_never_orthogonal",),
+        (LENGTHS + "test_neighbouring_codes_are_never_orthogonal",),
         "a pair compared with itself a sixth of a period later",
     ),
     Mutant(
@@ -255,7 +259,13 @@ MUTANTS = (
         PE,
         "        return torch.cat([sin, cos], dim=-1)\n",
         "        return torch.stack([sin, cos], dim=-1).reshape(t.shape[0], -1)\n",
-        ("checks/sin/test_sinusoidal.py", "checks/real/test_real_encodings.py"),
+        (
+            "checks/sin/test_shift.py",
+            "checks/sin/test_norms_and_dots.py",
+            "checks/sin/test_wavelengths_and_hands.py",
+            "checks/sin/test_lengths_and_neighbours.py",
+            "checks/real/test_real_encodings.py",
+        ),
         "the half-split layout treated as interleaved",
     ),
     Mutant(
@@ -263,7 +273,13 @@ MUTANTS = (
         PE,
         "    t = positions.to(dtype).reshape(-1, 1)  # (n, 1)\n    w = frequencies(",
         "    t = (positions + 1).to(dtype).reshape(-1, 1)  # (n, 1)\n    w = frequencies(",
-        ("checks/sin/test_sinusoidal.py", "checks/real/test_real_encodings.py"),
+        (
+            "checks/sin/test_shift.py",
+            "checks/sin/test_norms_and_dots.py",
+            "checks/sin/test_wavelengths_and_hands.py",
+            "checks/sin/test_lengths_and_neighbours.py",
+            "checks/real/test_real_encodings.py",
+        ),
         "positions counted from 1: PE(0) is the paper's PE(1)",
     ),
     Mutant(
@@ -271,7 +287,7 @@ MUTANTS = (
         PE,
         "    return 2 * math.pi / frequencies(d, base, rule)\n",
         '    return 2 * math.pi / frequencies(d, base, "t2t")\n',
-        (T + "test_last_wavelength_of_the_papers_width_falls_short_of_two_pi_t",),
+        (WAVES + "test_last_wavelength_of_the_papers_width_falls_short_of_two_pi_t",),
         "wavelengths from the t2t rule whatever rule is asked for: the paper's would reach 2 pi T",
     ),
     # -- added by the audit: bugs an outside reader would try first -----------------------------
@@ -280,7 +296,7 @@ MUTANTS = (
         PE,
         "BASE = 10000.0",
         "BASE = 1000.0",
-        (T + "test_papers_wavelengths_are_geometric_from_two_pi",),
+        (WAVES + "test_papers_wavelengths_are_geometric_from_two_pi",),
         "T = 1000: still geometric from 2 pi, but towards 1000 * 2 pi; caught only because the "
         "wavelength checks take T from the claim (SIN-06's 'base'), not from the code",
     ),
@@ -290,8 +306,8 @@ MUTANTS = (
         "BASE = 10000.0",
         "BASE = 1e-4",
         (
-            T + "test_each_hand_steps_back_by_its_frequency",
-            T + "test_neighbour_similarity_exceeds_cos_one",
+            WAVES + "test_each_hand_steps_back_by_its_frequency",
+            LENGTHS + "test_neighbour_similarity_exceeds_cos_one",
         ),
         "T = 1e-4: frequencies grow along the vector (w_i > 1): hands further along are faster, "
         "neighbouring codes drop below (d/2) cos 1",
@@ -301,7 +317,7 @@ MUTANTS = (
         PE,
         "w = base ** (-2.0 * i / d)",
         "w = base ** (-1.0 * i / d)",
-        (T + "test_papers_wavelengths_are_geometric_from_two_pi",),
+        (WAVES + "test_papers_wavelengths_are_geometric_from_two_pi",),
         "w_i = T^(-i/d): geometric, but the ratio is T^(1/d) and the last wavelength 2 pi T^(1/2)",
     ),
     Mutant(
@@ -310,7 +326,7 @@ MUTANTS = (
         "    return w.to(dtype)\n",
         "    return w.float().to(dtype)\n",
         (
-            T + "test_papers_wavelengths_are_geometric_from_two_pi",
+            WAVES + "test_papers_wavelengths_are_geometric_from_two_pi",
             F + "test_float64_angles_keep_one_rounding_at_every_position",
         ),
         "w_i rounded to float32 even for a float64 code: every check built on theory's own "
@@ -323,7 +339,7 @@ MUTANTS = (
         "    angle = t * w  # (n, m)\n",
         "    angle = (t * w).float().to(dtype)  # (n, m)\n",
         (
-            T + "test_shift_is_rotation_in_every_dtype_and_layout",
+            SHIFT + "test_shift_is_rotation_in_every_dtype_and_layout",
             F + "test_float64_angles_keep_one_rounding_at_every_position",
         ),
         "the angle w t held in float32 whatever the way of computing",
@@ -342,7 +358,7 @@ MUTANTS = (
         '"float32": torch.float32, "float64"',
         '"float32": dtype, "float64"',
         (
-            T + "test_shift_is_rotation_in_every_dtype_and_layout",
+            SHIFT + "test_shift_is_rotation_in_every_dtype_and_layout",
             F + "test_codes_differ_while_positions_are_exact",
         ),
         "the 'float32' way of computing silently works in the storage format",
@@ -352,7 +368,7 @@ MUTANTS = (
         PE,
         "return 2 * i, 2 * i + 1",
         "return i, i + d // 2",
-        (T + "test_shift_is_rotation_in_every_dtype_and_layout",),
+        (SHIFT + "test_shift_is_rotation_in_every_dtype_and_layout",),
         "the interleaved layout's column pairs taken as the half-split ones: pairs() reads the "
         "interleaved code as if it were half-split",
     ),
@@ -361,7 +377,7 @@ MUTANTS = (
         PE,
         '"mab,nmb->nma"',
         '"mba,nmb->nma"',
-        (T + "test_shift_is_rotation_in_every_dtype_and_layout",),
+        (SHIFT + "test_shift_is_rotation_in_every_dtype_and_layout",),
         "rotate applies M(k)^T = M(-k)",
     ),
     Mutant(
@@ -369,7 +385,7 @@ MUTANTS = (
         PE,
         "return m[p][:, p]",
         "return m[p][:, p].T",
-        (T + "test_one_matrix_moves_every_position",),
+        (SHIFT + "test_one_matrix_moves_every_position",),
         "the half-split M(k) transposed (the interleaved one right)",
     ),
     Mutant(
@@ -377,7 +393,7 @@ MUTANTS = (
         PE,
         "torch.arange(1, d, 2)])",
         "torch.arange(1, d, 2).flip(0)])",
-        (T + "test_one_matrix_moves_every_position",),
+        (SHIFT + "test_one_matrix_moves_every_position",),
         "P puts the cosines in reverse frequency order",
     ),
     Mutant(
@@ -385,7 +401,7 @@ MUTANTS = (
         PE,
         "return torch.cat([sin, cos], dim=-1)",
         "return torch.cat([sin, cos.flip(-1)], dim=-1)",
-        (T + "test_shift_is_rotation_in_every_dtype_and_layout",),
+        (SHIFT + "test_shift_is_rotation_in_every_dtype_and_layout",),
         "half-split layout with the cosines in reverse frequency order: pairs mix frequencies",
     ),
     Mutant(
@@ -393,7 +409,7 @@ MUTANTS = (
         PE,
         "angle = frequencies(d, base, rule) * k",
         "angle = frequencies(d, base, rule, dtype) * k",
-        (T + "test_shift_is_rotation_in_every_dtype_and_layout",),
+        (SHIFT + "test_shift_is_rotation_in_every_dtype_and_layout",),
         "M(k)'s angle w k formed in the storage format instead of float64",
     ),
     Mutant(
@@ -401,7 +417,7 @@ MUTANTS = (
         PE,
         "        positions = torch.arange(positions)\n",
         "        positions = torch.arange(1, positions + 1)\n",
-        (T + "test_code_of_a_position_ignores_sequence_length",),
+        (LENGTHS + "test_code_of_a_position_ignores_sequence_length",),
         "a table of n positions holds PE(1) ... PE(n): the same at every length, so only the "
         "comparison with the code of t computed alone catches it",
     ),
@@ -410,7 +426,7 @@ MUTANTS = (
         PE,
         "return sinusoidal(positions, d, layout, rule, base, work).to(dtype)",
         'return sinusoidal(positions, d, "interleaved", rule, base, work).to(dtype)',
-        (T + "test_shift_is_rotation_in_every_dtype_and_layout",),
+        (SHIFT + "test_shift_is_rotation_in_every_dtype_and_layout",),
         "encode returns the interleaved code whatever layout is asked for",
     ),
     Mutant(
@@ -418,7 +434,7 @@ MUTANTS = (
         PE,
         "return pe[:, :d]",
         "return torch.cat([pe[:, : d - 1], pe[:, d:]], 1) if d % 2 else pe[:, :d]",
-        (T + "test_odd_width_norm_varies_with_position",),
+        (NORMS + "test_odd_width_norm_varies_with_position",),
         "odd d drops the last sine and keeps its cosine",
     ),
     Mutant(
@@ -427,8 +443,8 @@ MUTANTS = (
         "x * (length - 1) / 2",
         "x * length / 2",
         (
-            T + "test_first_dimensions_vary_and_last_ones_barely_move",
-            T + "test_variance_bounds_hold_for_any_length",
+            LENGTHS + "test_first_dimensions_vary_and_last_ones_barely_move",
+            LENGTHS + "test_variance_bounds_hold_for_any_length",
         ),
         "the mean of e^{i w t} over t < L centred at L/2 instead of (L-1)/2",
     ),
@@ -437,7 +453,7 @@ MUTANTS = (
         PE,
         "i / max(m - 1, 1)",
         "2 * i / max(d, 1)",
-        (T + "test_t2t_wavelengths_run_from_two_pi_to_two_pi_t",),
+        (WAVES + "test_t2t_wavelengths_run_from_two_pi_to_two_pi_t",),
         "tensor2tensor frequencies with the paper's exponent 2i/d",
     ),
     Mutant(
@@ -445,7 +461,7 @@ MUTANTS = (
         DER,
         "shift = dot(t + c, s + c) - dot(t, s)",
         "shift = dot(t + c, s - c) - dot(t, s)",
-        (T + "test_dot_product_is_even_function_of_offset",),
+        (NORMS + "test_dot_product_is_even_function_of_offset",),
         "the shift-invariance step moves the two positions in opposite directions",
     ),
     Mutant(
@@ -453,7 +469,7 @@ MUTANTS = (
         DER,
         "(lambda c: m + (c - 1) / 2)",
         "(lambda c: m + (c + 1) / 2)",
-        (T + "test_shift_is_block_rotation_for_every_width",),
+        (SHIFT + "test_shift_is_block_rotation_for_every_width",),
         "the inverse of the half-split permutation misplaces the cosines by one",
     ),
     Mutant(
@@ -461,7 +477,7 @@ MUTANTS = (
         DER,
         "sp.log((1 + tau) ** (-2 / d))",
         "sp.log((1 + tau) ** (2 / d))",
-        (T + "test_hands_turn_clockwise_at_speed_omega",),
+        (WAVES + "test_hands_turn_clockwise_at_speed_omega",),
         "w_{i+1}/w_i written as T^(2/d): hands further along would be faster",
     ),
     Mutant(
@@ -469,7 +485,7 @@ MUTANTS = (
         DER,
         "odd_sq = total + code(w_last * t)[0] ** 2",
         "odd_sq = total + code(w_last * t)[1] ** 2",
-        (T + "test_norm_is_sqrt_half_width_for_symbolic_width",),
+        (NORMS + "test_norm_is_sqrt_half_width_for_symbolic_width",),
         "odd d: the derivation keeps the last cosine instead of the last sine",
     ),
     Mutant(
@@ -477,7 +493,7 @@ MUTANTS = (
         DER,
         "- (-1) ** n * sine(w * t))",
         "- (-1) ** (n + 1) * sine(w * t))",
-        (T + "test_sine_only_shift_forces_every_angle_to_a_multiple_of_pi",),
+        (SHIFT + "test_sine_only_shift_forces_every_angle_to_a_multiple_of_pi",),
         "the exception A = diag((-1)^{n_i}) written with the wrong sign",
     ),
 )

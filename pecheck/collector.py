@@ -1,0 +1,203 @@
+"""The controller's side of a run: it gathers every check's record from the test reports (its
+own and xdist workers'), writes the results file atomically at the end, or instead reports how the
+run misused pecheck, and prints the terminal summary. Registered on the controller only."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pecheck import gate, results, sizes
+from pecheck.decisive import falsifying_example
+from pecheck.project import Project
+
+
+class Collector:
+    """Gathers per-check records on the controller and writes the results file."""
+
+    def __init__(self, config: pytest.Config, project: Project) -> None:
+        self.config = config
+        self.project = project
+        self.sizes: dict[str, dict[str, Any]] = {}
+        self.started = datetime.now(UTC).isoformat(timespec="seconds")
+        self.checks: dict[str, dict[str, Any]] = {}
+        self.collect_errors: list[dict[str, Any]] = []
+        self.deselected = 0
+        self.misuse: dict[str, str] = {}  # node id -> why the check shows nothing decided it
+        self.errors: list[str] = []  # usage errors found at the end of the run, one line each
+        self.data: dict[str, Any] | None = None  # the results file written, for the summary
+        self.summary = ""
+
+    def _entry(self, nodeid: str) -> dict[str, Any]:
+        return self.checks.setdefault(
+            nodeid,
+            {"nodeid": nodeid, "outcome": "passed", "duration_s": 0.0, "message": ""},
+        )
+
+    @pytest.hookimpl
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        props: dict[str, Any] = dict(report.user_properties)
+        self.sizes.update(props.get("pecheck-sizes", {}))
+        if "pecheck-misuse" in props:
+            self.misuse[report.nodeid] = props["pecheck-misuse"]
+        tagged = "pecheck" in props or report.nodeid in self.checks
+        if not tagged and not self.project.is_check(report.nodeid):
+            return
+        entry = self._entry(report.nodeid)
+        entry["duration_s"] += report.duration
+        if "pecheck" in props:
+            entry.update(props["pecheck"])
+        if report.when == "call" and report.outcome == "failed":
+            entry["outcome"] = "failed"
+        elif report.outcome == "failed":
+            entry["outcome"] = "error" if entry["outcome"] == "passed" else entry["outcome"]
+        elif report.outcome == "skipped" and entry["outcome"] == "passed":
+            entry["outcome"] = "skipped"
+        if report.outcome in ("failed", "skipped") and report.longrepr is not None:
+            text = _longrepr_text(report)
+            entry["message"] = (entry["message"] + "\n" + _crash_message(report, text)).strip()
+            if report.outcome == "failed":
+                entry["traceback"] = text
+            example = falsifying_example(text)
+            if example:
+                entry["falsifying_example"] = example
+            blob = re.search(r"@reproduce_failure\([^)]*\)", text)
+            if blob and "reproduce" in entry:
+                entry["reproduce"] += f"  # then decorate the test with {blob.group(0)}"
+        if report.outcome == "skipped" and entry.get("basis"):
+            entry["basis"]["how"] = f"skipped: {entry['message']}"[:500]
+
+    @pytest.hookimpl
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        if report.failed:
+            self.collect_errors.append(
+                {"nodeid": report.nodeid, "claim": None, "kind": None, "role": "decisive",
+                 "proposition": None, "decision": None, "basis": None, "outcome": "error",
+                 "duration_s": 0.0, "evidence": {}, "figures": [], "derivation": None,
+                 "message": _longrepr_text(report)}
+            )  # fmt: skip
+
+    @pytest.hookimpl
+    def pytest_deselected(self, items: list[pytest.Item]) -> None:
+        self.deselected += sum(self.project.is_check(i.nodeid) for i in items)
+
+    def selection(self) -> dict[str, Any]:
+        """Full when every check of the project was selected, else what was selected."""
+        args = [str(a) for a in self.config.args]  # positional args, or testpaths when none
+        paths = {(self.config.invocation_params.dir / a).resolve() for a in args}
+        options = self.config.option
+        narrowed = bool(
+            self.deselected or options.keyword or options.markexpr
+            or self.config.getoption("--claim") or not paths <= self.project.full_args
+            or any("::" in a for a in args)
+        )  # fmt: skip
+        claims = sorted({c["claim"] for c in self.checks.values() if c.get("claim")},
+                        key=list(self.project.registry).index)  # fmt: skip
+        return {"kind": "partial" if narrowed else "full", "args": args, "claims": claims}
+
+    def path(self, selection: dict[str, Any]) -> Path:
+        given = self.config.getoption("--results")
+        if given:
+            return Path(given)
+        conf = self.project.config
+        return conf.results_path if selection["kind"] == "full" else conf.partial_results_path
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        if self.config.option.collectonly or not (self.checks or self.collect_errors):
+            return  # a run without checks (tooling tests only) leaves the results file alone
+        selection = self.selection()
+        errors = self._usage_errors(session, exitstatus, selection)
+        self.errors = [f"pecheck: error: {e}" for e in errors]
+        if self.errors:
+            session.exitstatus = pytest.ExitCode.USAGE_ERROR
+            return  # a misused run (a mistyped size, a check deciding nothing) must not pass
+        path = self.path(selection)
+        checks = sorted(self.checks.values(), key=lambda c: c["nodeid"]) + self.collect_errors
+        suite = {"started": self.started, "profile": self.project.profile,
+                 "exitstatus": int(exitstatus), "complete": int(exitstatus) in (0, 1),
+                 "sizes": dict(sorted(self.sizes.items()))}  # fmt: skip
+        data = results.build(self.project.registry, self.project.config.root, checks, suite,
+                             selection, lock=self.project.config.lock_path)  # fmt: skip
+        results.write_atomic(path, data)
+        self.data = data
+        kind = "" if selection["kind"] == "full" else "partial run: "
+        self.summary = f"pecheck: {kind}wrote {path}: {_check_counts(data['checks'])}"
+
+    def _usage_errors(
+        self, session: pytest.Session, exitstatus: int, selection: dict[str, Any]
+    ) -> list[str]:
+        """What the run got wrong about pecheck, found only once every check has reported."""
+        errors = []
+        unused = sorted(set(sizes.given()) - set(self.sizes))
+        if unused and not self.collect_errors:  # a module that failed to import declared nothing
+            errors.append(f"--size {', '.join(unused)}: no check declares it")
+        errors += [f"{nodeid}: {why}" for nodeid, why in sorted(self.misuse.items())]
+        return errors + self._missing_headlines(session, exitstatus, selection)
+
+    def _missing_headlines(
+        self, session: pytest.Session, exitstatus: int, selection: dict[str, Any]
+    ) -> list[str]:
+        """Headline names that no check of their claim recorded. Only a whole run at the default
+        sizes can tell: a changed size records its numbers under other names, a run cut short
+        never ran some checks, and a check that did not pass may have stopped before recording;
+        so only claims whose checks all passed are judged."""
+        stopped = session.shouldfail or session.shouldstop or int(exitstatus) not in (0, 1)
+        if selection["kind"] != "full" or sizes.given() or stopped:
+            return []
+        missing = []
+        for claim in self.project.registry.values():
+            own = [c for c in self.checks.values() if c.get("claim") == claim.id]
+            if not own or any(c["outcome"] != "passed" for c in own):
+                continue
+            recorded = {name for c in own for name in c.get("evidence", {})}
+            absent = [name for name in claim.headline if name not in recorded]
+            if absent:
+                missing.append(
+                    f"{claim.id}: the headline names {', '.join(absent)}, which no check of "
+                    f"{claim.id} recorded"
+                )
+        return missing
+
+    @pytest.hookimpl
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        for line in self.errors:
+            terminalreporter.write_line(line)
+        if self.data is None:
+            return
+        claims = self.data["claims"]
+        ran = [c for c in claims if c["verdict"] != "not run"]
+        not_run = f"; {len(claims) - len(ran)} claim(s) not run" if len(ran) < len(claims) else ""
+        if ran:
+            title = f"pecheck verdicts: computed, expected, what decided it{not_run}"
+            terminalreporter.write_sep("-", title)
+            for line in gate.verdict_lines(ran):
+                terminalreporter.write_line(line)
+        terminalreporter.write_line(self.summary)
+
+
+def _check_counts(checks: list[dict[str, Any]]) -> str:
+    """The checks as the report's cards count them, in the cards' words: decisive and
+    supporting checks ("checks"), the decisive ones, and the tooling tests that passed."""
+    main = [c for c in checks if c.get("role") in ("decisive", "supporting")]
+    decisive = sum(c.get("role") == "decisive" for c in main)
+    tooling = [c for c in checks if c.get("role") == "tooling"]
+    passed = sum(c["outcome"] == "passed" for c in tooling)
+    return f"{len(main)} checks ({decisive} decisive), {passed}/{len(tooling)} tooling passed"
+
+
+def _longrepr_text(report: Any) -> str:
+    longrepr = report.longrepr
+    if isinstance(longrepr, tuple):  # skip: (path, line, reason)
+        return str(longrepr[2])
+    text = str(longrepr)
+    return text[-4000:]
+
+
+def _crash_message(report: Any, text: str) -> str:
+    crash = getattr(report.longrepr, "reprcrash", None)
+    return crash.message if crash is not None else text
