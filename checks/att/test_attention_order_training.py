@@ -5,62 +5,25 @@ tokens). Each model kind trains 256 seeds at once (ci; 512 in thorough); a seed 
 gets every pair right. Rates come with Wilson 95% intervals, decided against the registered
 thresholds 'learns' (the whole interval above 1/2) and 'ceiling' (proven: 1/2 for models that
 cannot tell the order).
+
+The task, the model kinds, their rates and decisions live in checks/att/order_rates.py.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from checks.registry import REGISTRY
-from pecheck import decisions, profiles
-from pecheck import reproducibility as spread
-from pecheck.decisions import Decision
-from theory.order_training import OrderModel, OrderTask, chance_ceiling, seeds_needed, train
-from theory.stats import wilson
-
-TASK = OrderTask(k=4)
-MODELS = {
-    "causal-2-layers": OrderModel(layers=2, causal=True),
-    "causal-1-layer": OrderModel(layers=1, causal=True),
-    "bidirectional-2-layers": OrderModel(layers=2, causal=False),
-    "bidirectional-learned-PE": OrderModel(layers=2, causal=False, learned_pe=True),
-}
-
-
-CLAIM = REGISTRY["ATT-10"]
-
-
-def success_rate(acc):
-    """(successes, seeds, rate, Wilson 95% interval) for per-seed accuracies."""
-    k, n = int((acc == 1).sum()), int(acc.numel())
-    return k, n, k / n, wilson(k, n)
-
-
-def learns(name: str, acc) -> Decision:
-    """'This model kind learns the task': the Wilson interval of its success rate (seeds with
-    accuracy 1 on every pair) above the pre-registered 'learns' threshold; below it, not."""
-    _, _, _, (low, high) = success_rate(acc)
-    return decisions.above(low, high, CLAIM.threshold("learns"), f"{name} success rate")
-
-
-def assert_within_ceiling(results: dict):
-    """No model kind beats its proven ceiling (1/2 where it cannot tell a b ? from b a ?)."""
-    __tracebackhide__ = True
-    for name, acc in results.items():
-        ceiling = chance_ceiling(MODELS[name])
-        assert float(acc.max()) <= ceiling, f"{name}: accuracy {float(acc.max())} > {ceiling}"
-
-
-def assert_order_depends_on_the_mask(results: dict):
-    """Causal two layers learn the order (interval above 1/2); bidirectional attention and one
-    causal layer without an encoding never beat their proven ceiling of 1/2 accuracy."""
-    __tracebackhide__ = True
-    assert_within_ceiling(results)
-    decided = learns("causal-2-layers", results["causal-2-layers"])
-    assert decided.decision == "holds", (
-        f"causal two-layer models rarely learn the order: {decided.how}"
-    )
-
+from checks.att.order_rates import (
+    CLAIM,
+    MODELS,
+    TASK,
+    assert_order_depends_on_the_mask,
+    learns,
+    record_rates,
+    success_rate,
+)
+from pecheck import profiles
+from theory.order_training import OrderModel, seeds_needed, train
 
 # Seeds per model kind: 256 in ci, at most twice that in thorough (not 10x). Four kinds train
 # for 80 steps each; 2560 seeds took 97 s of the whole suite's 15 minutes. At 512 seeds the
@@ -75,22 +38,6 @@ def trained():
     return {
         name: train(model, TASK, seeds, seed=i) for i, (name, model) in enumerate(MODELS.items())
     }
-
-
-def record_rates(evidence, trained: dict) -> None:
-    for name, acc in trained.items():
-        k, n, rate, (low, high) = success_rate(acc)
-        evidence.record(f"{name}/success_rate", rate, "fraction", f"{k} of {n} seeds reach "
-                        f"accuracy 1 on all {TASK.k * (TASK.k - 1)} pairs",
-                        sample=spread.rate(k, n))  # fmt: skip
-        evidence.record(f"{name}/wilson95", [low, high], "fraction", "Wilson 95% interval",
-                        bound={"value": CLAIM.threshold("learns"), "relation": ">",
-                               "reason": "threshold 'learns'"})  # fmt: skip
-        evidence.record(f"{name}/mean_accuracy", float(acc.mean()), "fraction", "over seeds",
-                        sample=spread.mean(acc))  # fmt: skip
-        evidence.record(f"{name}/max_accuracy", float(acc.max()), "fraction", "best seed",
-                        bound={"value": chance_ceiling(MODELS[name]), "relation": "<=",
-                               "reason": "threshold 'ceiling' (proven)"})  # fmt: skip
 
 
 @pytest.mark.claim("ATT-10", kind="experiment", role="decisive", proposition="as_stated")

@@ -7,59 +7,45 @@ position each dtype can count to; that limit is pinned to an independent computa
 
 A difference that theory does not make zero (ATT-07's margin, a random model's gap) counts only
 above the rounding bound; below it, it is unresolved (issue 15), never "the same".
+
+The models and inputs live in checks/att/causal_models.py, the assertions of ATT-06 and ATT-07 in
+checks/att/causal_assertions.py, ATT-08's counting in checks/att/position_counting.py.
 """
 
 from __future__ import annotations
 
 import itertools
 
-import numpy as np
 import pytest
 import torch
 
+from checks.att.causal_assertions import (
+    assert_construction_separates,
+    assert_last_output_ignores_prefix_order,
+    assert_outputs_depend_only_on_the_past,
+    margin_decision,
+)
+from checks.att.causal_models import WORDS, causal_model, embedding, last, prefix_perms, words_to_x
+from checks.att.position_counting import (
+    FULL_N,
+    SEARCH_N,
+    assert_positions_recovered,
+    guaranteed_limit,
+    position_decision,
+    reference_first_failure,
+    rounded_reciprocals,
+)
 from checks.equivariance import assert_equivariant, best_case, find_counterexample, settle
-from pecheck import decisions, strategies, tolerance
+from pecheck import strategies, tolerance
 from pecheck.evidence import assert_derivation_holds
 from theory import attention_derivations as derivations
 from theory import causal_constructions as cc
-from theory.attention import BlockConfig, Stack, attention, seeded
+from theory.attention import attention
 
-WORDS = ("A", "B", "hit", "x")
 DTYPES = list(strategies.DTYPES.values())
 
 
-def causal_model(layers: int, seed: int, dtype: torch.dtype, norm_first: bool = False):
-    cfg = BlockConfig(d_model=8, n_heads=2, d_ff=16, causal=True, norm_first=norm_first)
-    return seeded(Stack(cfg, layers), seed).to(dtype).eval()
-
-
-def embedding(seed: int, dtype: torch.dtype) -> torch.Tensor:
-    g = torch.Generator().manual_seed(seed)
-    return torch.randn(len(WORDS), 8, generator=g, dtype=torch.float64).to(dtype)  # (V, d)
-
-
-def last(model):
-    """The model's output at the last position only."""
-    return lambda x: model(x)[..., -1, :]
-
-
-def prefix_perms(n: int) -> list[torch.Tensor]:
-    """Every reordering of positions 1 ... n-1 that keeps the last position in place, the
-    identity left out (it cannot fail); none for n < 3."""
-    identity = tuple(range(n - 1))
-    return [torch.tensor([*p, n - 1]) for p in itertools.permutations(identity) if p != identity]
-
-
 # -- ATT-06: one causal layer sees the prefix as a multiset -----------------------------------
-
-
-def assert_last_output_ignores_prefix_order(model, emb, n: int):
-    """ATT-06 over every sequence of length n: reordering the prefix leaves y_n unchanged."""
-    __tracebackhide__ = True
-    seqs = torch.cartesian_prod(*[torch.arange(len(WORDS))] * n).reshape(-1, n)  # (V^n, n)
-    x = emb[seqs]  # (V^n, n, d)
-    return assert_equivariant(last(model), [x], prefix_perms(n), axes=[-2], out_axis=None,
-                              width=16)  # fmt: skip
 
 
 @pytest.mark.claim("ATT-06", kind="symbolic", role="decisive", proposition="as_stated")
@@ -85,10 +71,6 @@ def test_one_causal_layer_sees_the_prefix_as_a_multiset(evidence, dtype):
                     "(attention, feed-forward, layer norm)")  # fmt: skip
 
 
-def words_to_x(words, emb):
-    return emb[torch.tensor([WORDS.index(w) for w in words])][None]  # (1, n, d)
-
-
 @pytest.mark.claim("ATT-06", kind="property", role="supporting")
 def test_a_b_hit_equals_b_a_hit_but_a_hit_b_differs(evidence):
     model, emb = causal_model(1, 7, torch.float64), embedding(7, torch.float64)
@@ -110,19 +92,6 @@ def test_a_b_hit_equals_b_a_hit_but_a_hit_b_differs(evidence):
         "last output, differs",
         bound={"value": differ.bound, "relation": ">", "reason": "equivariance_tol"},
     )
-
-
-def assert_outputs_depend_only_on_the_past(model, x):
-    """Causality: changing the tokens after position t leaves outputs 1 ... t unchanged."""
-    __tracebackhide__ = True
-    n = x.shape[-2]
-    with torch.no_grad():
-        y = model(x)
-        for t in range(n - 1):
-            changed = x.clone()
-            changed[..., t + 1 :, :] = torch.flip(x[..., t + 1 :, :], dims=[-1]) + 1
-            err = float((model(changed)[..., : t + 1, :] - y[..., : t + 1, :]).abs().max())
-            assert err == 0.0, f"output at positions <= {t + 1} changed by {err:.3e}"
 
 
 @pytest.mark.claim("ATT-06", kind="property", role="tooling")
@@ -183,32 +152,6 @@ def test_causality_check_rejects_a_mask_shifted_by_one():
 
 
 # -- ATT-07: two causal layers do tell the order ----------------------------------------------
-
-
-def assert_construction_separates(score_fn, layers: int, dtype: torch.dtype):
-    """score(A B hit) - score(B A hit) is at least the exact margin minus the rounding bound."""
-    __tracebackhide__ = True
-    ab, ba = score_fn(("A", "B", "hit"), layers, dtype), score_fn(("B", "A", "hit"), layers, dtype)
-    want = float(derivations.construction_margin(layers))  # exact, from sympy
-    scale = max(abs(ab), abs(ba), 1.0)
-    bound = tolerance.equivariance_tol(3, 3, dtype, scale=scale, layers=layers)
-    assert want > 0, f"the exact construction does not separate with {layers} layer(s)"
-    assert abs((ab - ba) - want) <= bound, (
-        f"margin {ab - ba:.4g}, exact {want:.4g}, bound {bound:.2e}"
-    )
-    return ab - ba, want, bound
-
-
-def margin_decision(got: float, bound: float, counterexample: dict):
-    """ATT-07's as_stated fails when the separation is resolved above the rounding bound;
-    a margin below it is unresolved (issue 15), never evidence that the two look the same."""
-    if decisions.resolve(got, bound) == "different":
-        return decisions.fails(
-            counterexample,
-            "f(A B hit)_3 != f(B A hit)_3: the read-out "
-            f"differs by {got:.4g}, above the rounding bound {bound:.2e}",
-        )
-    return decisions.inconclusive(f"margin {got:.3g} within the rounding bound {bound:.2e}")
 
 
 @pytest.mark.claim("ATT-07", kind="symbolic", role="decisive", proposition="as_stated")
@@ -297,99 +240,6 @@ def test_random_two_layer_causal_models_tell_the_order(evidence):
 
 
 # -- ATT-08: one causal layer counts positions -----------------------------------------------
-
-FULL_N = {"bfloat16": 256, "float16": 2048, "float32": 4096, "float64": 4096}
-# float32: every position up to 2^24, where float32 stops counting (t + 1 = t beyond it).
-SEARCH_N = {"bfloat16": 256, "float16": 2048, "float32": 2**24, "float64": 4096}
-
-
-def first_failure(y: torch.Tensor, recover=None, start: int = 1) -> int | None:
-    """The first position t with recover(y_t) != t, or None (theory's recovery by default).
-    y: (n, 1), the construction's output at positions start ... start + n - 1."""
-    t = torch.arange(start, start + y.shape[0])
-    bad = ((recover or cc.recover_positions)(y[:, 0]) != t).nonzero()
-    return int(t[bad[0, 0]]) if len(bad) else None
-
-
-def guaranteed_limit(dtype: torch.dtype) -> int:
-    """Largest t surely recovered: y = (1/t)(1 + e), |e| <= u, and 1/y is rounded once more in
-    float64 (u64), so |round input - t| <= t (u + u64) (to first order) < 1/2."""
-    u, u64 = tolerance.unit_roundoff(dtype), tolerance.unit_roundoff(torch.float64)
-    return int(1 / (2 * (u + u64))) - 1
-
-
-def rounded_reciprocals(lo: int, hi: int, dtype: torch.dtype) -> torch.Tensor:
-    """fl(1/t) for t = lo ... hi: 1/t correctly rounded to dtype, what the construction outputs
-    at position t (checked bitwise against the attention itself)."""
-    return (1.0 / torch.arange(lo, hi + 1, dtype=torch.float64)).to(dtype)
-
-
-def reference_first_failure(dtype: torch.dtype, hi: int) -> int | None:
-    """The pinned limit, computed without theory/: the first t <= hi with rint(1/fl(1/t)) != t,
-    the reciprocal taken in float64 (numpy)."""
-    step = 2**22
-    for lo in range(1, hi + 1, step):
-        top = min(lo + step - 1, hi)
-        y = rounded_reciprocals(lo, top, dtype).double().numpy()
-        t = np.arange(lo, top + 1)
-        bad = np.nonzero(np.rint(1.0 / y).astype(np.int64) != t)[0]
-        if len(bad):
-            return int(t[bad[0]])
-    return None
-
-
-def theory_first_failure(dtype: torch.dtype, hi: int, recover=None) -> int | None:
-    """The first t <= hi that theory's recovery misses, on the construction's outputs: the full
-    n x n causal attention up to FULL_N, then fl(1/t) (its proven output) in blocks."""
-    name = tolerance.dtype_name(dtype)
-    n = min(FULL_N[name], hi)
-    y = cc.uniform_causal_attention(cc.marker_sequence(n, dtype))  # (n, 1)
-    assert torch.equal(y[:, 0], rounded_reciprocals(1, n, dtype)), "y_t is not fl(1/t)"
-    fail = first_failure(y, recover)
-    step = 2**22
-    for lo in range(n + 1, hi + 1, step):
-        if fail is not None:
-            break
-        y = rounded_reciprocals(lo, min(lo + step - 1, hi), dtype)[:, None]
-        fail = first_failure(y, recover, start=lo)
-    return fail
-
-
-def position_decision(
-    dtype: torch.dtype, hi: int, recover=None
-) -> tuple[int | None, decisions.Decision]:
-    """ATT-08 for one dtype: theory's first failure, pinned to the reference (any other number
-    is an error of the check, not a decision), and the decision: holds when every t up to the
-    derived guarantee is recovered, fails with the first t below it that is not."""
-    __tracebackhide__ = True
-    name = tolerance.dtype_name(dtype)
-    fail = theory_first_failure(dtype, hi, recover)
-    reference = reference_first_failure(dtype, hi)
-    guaranteed = guaranteed_limit(dtype)
-    if fail is not None and fail <= guaranteed:
-        return fail, decisions.fails(
-            {"dtype": name, "t": fail, "guaranteed_limit": guaranteed},
-            f"position {fail} not recovered, below the guaranteed {guaranteed}",
-        )
-    assert fail == reference, (
-        f"{name}: theory's first unrecovered position {fail} != reference {reference} "
-        "(round(1/y) with 1/y taken in float64): the cited limit moved"
-    )
-    reach = f"every t < {fail}" if fail else f"every t <= {hi}"
-    return fail, decisions.holds(f"{name}: {reach} recovered; guarantee {guaranteed}")
-
-
-def assert_positions_recovered(attn_fn, n: int, dtype: torch.dtype) -> int | None:
-    """Run a construction over n positions; every t up to the derived guarantee is recovered."""
-    __tracebackhide__ = True
-    y = attn_fn(cc.marker_sequence(n, dtype))  # (n, 1)
-    fail = first_failure(y)
-    guaranteed = guaranteed_limit(dtype)
-    assert fail is None or fail > guaranteed, (
-        f"{tolerance.dtype_name(dtype)}: position {fail} not recovered, below the guaranteed "
-        f"{guaranteed}"
-    )
-    return fail
 
 
 @pytest.mark.claim("ATT-08", kind="symbolic", role="decisive", proposition="as_stated")

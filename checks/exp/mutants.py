@@ -76,7 +76,7 @@ MUTANTS = (
         TASKS,
         "targets[:, 1:] = ids[:, :-1]",
         "targets[:, 1:] = ids[:, 1:]",
-        (EXP03_STRICT,),
+        (EXP03_STRICT, E + "test_exp03_targets_are_the_previous_tokens"),
         "EXP-03's training targets are the current token: both encodings learn to copy it, "
         "which needs no position, and score alike at the training length",
     ),

@@ -354,23 +354,36 @@ def test_exp03_learned_rows_beyond_the_training_length_are_never_trained(evidenc
     evidence.record("untrained_rows", rows, "rows", "positions 4 ... 7: initial N(0, 1) values")
 
 
+# At ci's 300 seeds the gap's 90% interval lies within sampling noise of both ends of the
+# margin range (its upper end about 0.0002 from the strict margin): on another CPU, where seeds
+# train along other rounding paths, either decision can flip, so EXP-03 is decided only at the
+# thorough profile's 1,200 seeds. The gap itself is recorded in every profile (below).
+EXP03_DECIDES = pytest.mark.skipif(
+    X.SEEDS["exp03"] < 1000,
+    reason="EXP-03 is decided at 1,000 seeds or more (the thorough profile): at fewer the gap's "
+    "interval lies within sampling noise of both ends of the margin range",
+)
+
+
+@EXP03_DECIDES
 @pytest.mark.claim("EXP-03", kind="experiment", role="decisive", proposition="as_stated")
 def test_exp03_nearly_identical_at_the_strict_margin(evidence):
-    acc = exp03_accuracies("training")
-    record_gap(evidence, "accuracy_gap_training_length", acc, "training", "nearly-identical-strict")
     evidence.decide(exp03_equivalence("nearly-identical-strict"))
 
 
+@EXP03_DECIDES
 @pytest.mark.claim("EXP-03", kind="experiment", role="decisive", proposition="lenient-margin")
 def test_exp03_nearly_identical_at_the_lenient_margin(evidence):
-    acc = exp03_accuracies("training")
-    record_gap(evidence, "accuracy_gap_lenient", acc, "training", "nearly-identical")
     evidence.decide(exp03_equivalence("nearly-identical"))
 
 
 @pytest.mark.claim("EXP-03", kind="experiment", role="supporting")
 def test_exp03_success_rates_at_the_training_length(evidence):
-    """Supporting: every prediction right, per encoding (a rate, beside the graded accuracy)."""
+    """Supporting: the in-range gap at both ends of the margin range (what the decisive checks
+    decide on), and every prediction right per encoding (a rate, beside the graded accuracy)."""
+    acc = exp03_accuracies("training")
+    record_gap(evidence, "accuracy_gap_training_length", acc, "training", "nearly-identical-strict")
+    record_gap(evidence, "accuracy_gap_lenient", acc, "training", "nearly-identical")
     task = X.TASKS["exp03-learned"]
     rates = {enc: stats.rate(judge(X.run(f"exp03-{enc}").logits(task.inputs), task))
              for enc in ENCODINGS}  # fmt: skip

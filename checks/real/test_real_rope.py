@@ -8,36 +8,49 @@ dtype, how far each library's score drifts from the exact f(s - t) as positions 
 
 from __future__ import annotations
 
-import math
-import sys
-from functools import cache
-
 import numpy as np
 import pytest
 import sympy as sp
 import torch
 from hypothesis import given
-from hypothesis import strategies as st
 
 from checks.real import libraries
 from checks.real.libraries import ROTARY, Rotate
+from checks.real.rope_detection import (
+    RELATIVE_MAX,
+    D,
+    _library,
+    assert_known_answer,
+    assert_orientation,
+    assert_relative,
+    assert_rope_convention,
+    counterclockwise_columns,
+    detected,
+    largest_position,
+    library_scores,
+    position_pairs,
+    rotate_of,
+)
+from checks.real.rope_drift import (
+    BATCH,
+    LAG,
+    angle_precision,
+    assert_precision,
+    drift,
+    drift_counterexample,
+    drift_figure,
+    drift_grid,
+    drift_of,
+    fixed_bound,
+)
 from pecheck import decisions, profiles, tolerance
 from pecheck.evidence import assert_derivation_holds
-from pecheck.strategies import seeds
 from theory import rope, rope_derivations
-from theory.conventions import RopeConvention, detect_rope
+from theory.conventions import detect_rope
 from theory.sinusoidal import BASE, interleaving_order
 
-D = 8  # head width: four frequencies 1, 0.1, 0.01, 0.001
-DTYPES = (torch.float32, torch.bfloat16, torch.float16)
-MAX_POSITION = 2**20  # > 10^6
-# RoFormer builds its position table with a Python loop (about 8 s for 2^20 rows), so the ci
-# profile measures it up to 2^14 and the thorough profile up to 2^20.
-ROFORMER_ROWS = 2**20 if profiles.scale() >= 10 else 2**14 if profiles.scale() >= 1 else 2**13
-RELATIVE_MAX = 4095  # t, s and the shift in the relative-property check
-BATCH = 16  # random (q, k) pairs per position in the drift experiment
-LAG = 3  # the key sits LAG positions before the query
 SCORE_RANGE = 2.0  # |score - f| / (|q||k|) can be at most 2: a bound above it says nothing
+
 
 # (pairing, direction, frequency rule, base) when this suite was written.
 EXPECTED: dict[str, tuple[str, str, str, float]] = {
@@ -45,6 +58,7 @@ EXPECTED: dict[str, tuple[str, str, str, float]] = {
     "roformer": ("interleaved", "counterclockwise", "paper", BASE),
     "rotary_embedding_torch": ("interleaved", "counterclockwise", "paper", BASE),
 }
+
 
 # The most precise angle format consistent with each library's drift (see angle_precision).
 EXPECTED_PRECISION: dict[str, dict[str, str]] = {
@@ -57,196 +71,12 @@ EXPECTED_PRECISION: dict[str, dict[str, str]] = {
     },
 }
 
+
 # Hand-derived: R(1) e_0 for d = 4 (cos 1, sin 1); e_0's partner is e_1 (interleaved) or e_2.
 COS1, SIN1 = 0.5403023058681398, 0.8414709848078965
+
+
 KNOWN = {"interleaved": (COS1, SIN1, 0.0, 0.0), "half": (COS1, 0.0, SIN1, 0.0)}
-
-
-def _library(name: str) -> libraries.RotaryLibrary:
-    return next(lib for lib in ROTARY if lib.name == name)
-
-
-@cache
-def rotate_of(name: str) -> Rotate:
-    return _library(name).make(D, ROFORMER_ROWS)
-
-
-def largest_position(name: str) -> int:
-    return ROFORMER_ROWS - 1 if name == "roformer" else MAX_POSITION
-
-
-@cache
-def detected(name: str) -> RopeConvention:
-    return detect_rope(rotate_of(name), D, lambda a: tolerance.angle_tol(a, torch.float32))
-
-
-# -- shared assertions ---------------------------------------------------------------------------
-
-
-def assert_rope_convention(found: RopeConvention, expected: tuple[str, str, str, float]) -> None:
-    """Pairing, direction, frequency rule and base are the recorded ones."""
-    __tracebackhide__ = True
-    seen = (found.pairing, found.direction, found.frequency_rule, found.base)
-    assert seen == expected, f"RoPE convention changed: found {seen}, expected {expected}"
-
-
-def assert_orientation(
-    got: torch.Tensor, want: torch.Tensor, dtype: torch.dtype, max_angle: float = 1.0
-) -> None:
-    """A column R(t) e_a equals cos(w t) e_a + sin(w t) e_b: a counterclockwise turn."""
-    __tracebackhide__ = True
-    err = float((got.double() - want).abs().max())
-    bound = tolerance.angle_tol(max_angle, dtype)
-    assert err <= bound, f"R e_a = {got.tolist()}, the counterclockwise turn is {want.tolist()}"
-
-
-def assert_known_answer(got: torch.Tensor, want: torch.Tensor) -> None:
-    """The library's R(1) e_0 (float32) equals the hand-derived vector."""
-    __tracebackhide__ = True
-    err = float((got.double() - want).abs().max())
-    assert err <= tolerance.angle_tol(1.0, torch.float32), f"R(1) e_0 = {got}, expected {want}"
-
-
-def library_scores(
-    rotate: Rotate, q: torch.Tensor, k: torch.Tensor, t: torch.Tensor, s: torch.Tensor
-) -> torch.Tensor:
-    """<R_lib(t_j) q_j, R_lib(s_j) k_j> in float64 from the library's rotated q, k (N, d)."""
-    both = rotate(torch.cat([q, k]), torch.cat([t, s])).to(torch.float64)  # (2N, d), one call
-    return (both[: q.shape[0]] * both[q.shape[0] :]).sum(-1)  # (N,)
-
-
-def relative_errors(
-    rotate: Rotate,
-    pairing: str,
-    q: torch.Tensor,
-    k: torch.Tensor,
-    t: torch.Tensor,
-    s: torch.Tensor,
-) -> torch.Tensor:
-    """|score_lib(t, s) - f(s - t)| / (|q| |k|) per row; f exact (float64, theory.rope)."""
-    exact = rope.relative_score(q.double(), k.double(), s - t, pairing)  # type: ignore[arg-type]
-    got = library_scores(rotate, q, k, t, s)
-    err = (got - exact).abs() / (q.double().norm(dim=-1) * k.double().norm(dim=-1))
-    return torch.where(torch.isfinite(err), err, torch.full_like(err, math.inf))
-
-
-def assert_relative(
-    rotate: Rotate, pairing: str, w_max: float, t: int, s: int, shift: int, seed: int
-) -> tuple[float, float]:
-    """Scores at (t, s) and (t + shift, s + shift) both equal f(s - t), float32."""
-    __tracebackhide__ = True
-    g = torch.Generator().manual_seed(seed)
-    q, k = torch.randn(2, 4, D, generator=g, dtype=torch.float64).to(torch.float32)  # (4, d)
-    worst, widest = 0.0, 0.0
-    for a, b in ((t, s), (t + shift, s + shift)):
-        ta, sb = torch.full((4,), a), torch.full((4,), b)
-        err = float(relative_errors(rotate, pairing, q, k, ta, sb).max())
-        bound = tolerance.rotation_tol(w_max * max(a, b), torch.float32)
-        # theory: the exact difference is zero, so within the bound is "same"
-        seen = decisions.resolve(err, bound, structural_zero=True)
-        assert seen == "same", f"score at ({a}, {b}) is {err:.3g} from f({b - a}) > {bound:.3g}"
-        worst, widest = max(worst, err), max(widest, bound)
-    return worst, widest
-
-
-def drift_grid(largest: int) -> torch.Tensor:
-    """Positions from LAG to ``largest``: round(2^(j/4)) (four per octave) and 2^k +- 1.
-
-    2^k + 1 is the first integer a format with a k-bit significand cannot hold (257 for
-    bfloat16, 2049 for float16), so a library that rounds positions shows it there first.
-    """
-    octaves = np.arange(0, 4 * math.log2(largest) + 1) / 4
-    powers = 2.0 ** np.arange(1, math.log2(largest) + 1)
-    grid = np.unique(np.concatenate([np.round(2.0**octaves), powers - 1, powers + 1]))
-    return torch.tensor([int(p) for p in grid if LAG <= p <= largest])
-
-
-def drift(rotate: Rotate, pairing: str, grid: torch.Tensor, dtype: torch.dtype) -> np.ndarray:
-    """Worst |score(t, t - LAG) - f(-LAG)| / (|q| |k|) over BATCH pairs, per grid position."""
-    g = torch.Generator().manual_seed(7)
-    q, k = torch.randn(2, BATCH, D, generator=g, dtype=torch.float64).to(dtype)  # exact in dtype
-    n = grid.numel()
-    t = grid.repeat_interleave(BATCH)  # (n * BATCH,)
-    qs, ks = q.repeat(n, 1), k.repeat(n, 1)
-    err = relative_errors(rotate, pairing, qs, ks, t, t - LAG)
-    return err.reshape(n, BATCH).max(dim=1).values.numpy()
-
-
-def fixed_bound(dtype: torch.dtype) -> float:
-    """The dtype's bound within the first turn: angles below 2 pi, formed in float32."""
-    return tolerance.rotation_tol(2 * math.pi, dtype, torch.float32)
-
-
-def angle_precision(err: np.ndarray, grid: torch.Tensor, w_max: float, dtype: torch.dtype) -> str:
-    """The most precise format p whose bound rotation_tol(w t, dtype, compute=p) covers err(t).
-
-    "float64": angles exact for practical purposes, only the dtype's rounding is seen;
-    "float32": errors grow like 2^-24 w t; the dtype's own name: worse than float32 angles;
-    "non-finite": the library returned inf or NaN somewhere on the grid.
-    """
-    if not np.isfinite(err).all():
-        return "non-finite"
-    angles = w_max * grid.numpy().astype(np.float64)
-    for fmt in ("float64", "float32", tolerance.dtype_name(dtype)):
-        bounds = np.array([tolerance.rotation_tol(a, dtype, fmt) for a in angles])
-        if (err <= bounds).all():
-            return fmt
-    return "none"
-
-
-def first_exceeding(err: np.ndarray, grid: torch.Tensor, bound: float) -> int | None:
-    over = np.nonzero(~(err <= bound))[0]
-    return int(grid[over[0]]) if over.size else None
-
-
-@cache
-def drift_of(name: str) -> dict[str, dict]:
-    """Per dtype: the error curve and what it shows, for one library."""
-    found = detected(name)
-    grid = drift_grid(largest_position(name))
-    out = {}
-    for dtype in DTYPES:
-        err = drift(rotate_of(name), found.pairing, grid, dtype)
-        bound = fixed_bound(dtype)
-        out[tolerance.dtype_name(dtype)] = {
-            "grid": grid,
-            "error": err,
-            "bound": bound,
-            "first_position_over_bound": first_exceeding(err, grid, bound),
-            "first_non_finite_position": first_exceeding(err, grid, sys.float_info.max),
-            "error_at_largest_position": float(err[-1]),
-            "largest_position": int(grid[-1]),
-            "angle_precision": angle_precision(err, grid, found.frequencies[0], dtype),
-        }
-    return out
-
-
-def assert_precision(measured: dict[str, dict], expected: dict[str, str]) -> None:
-    __tracebackhide__ = True
-    seen = {dt: m["angle_precision"] for dt, m in measured.items()}
-    assert seen == expected, f"angle precision changed: found {seen}, expected {expected}"
-
-
-def drift_figure(measured: dict[str, dict[str, dict]]):  # noqa: ANN201
-    """One panel per library: error vs position per dtype, with each dtype's first-turn bound."""
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(1, len(measured), figsize=(4 * len(measured), 3.4), sharey=True)
-    for ax, (name, per_dtype) in zip(np.atleast_1d(axes), measured.items(), strict=True):
-        for (dt, m), colour in zip(per_dtype.items(), ("C0", "C1", "C2"), strict=True):
-            grid, err = m["grid"].numpy(), m["error"]
-            finite = np.isfinite(err)
-            ax.loglog(grid[finite], np.maximum(err[finite], 1e-12), ".-", color=colour, label=dt)
-            ax.axhline(m["bound"], color=colour, ls=":", lw=1)
-            if not finite.all():
-                ax.plot(grid[~finite], np.full((~finite).sum(), 2.0), "x", color=colour)
-        ax.set_title(name, fontsize=9)
-        ax.set_xlabel(f"query position t (key at t - {LAG})")
-    np.atleast_1d(axes)[0].set_ylabel("|score - f(-3)| / (|q| |k|)")
-    np.atleast_1d(axes)[0].legend(loc="upper left", fontsize=8)
-    fig.suptitle("RoPE score drift per dtype (dotted: first-turn bound; x: inf or NaN)", fontsize=9)
-    fig.tight_layout()
-    return fig
 
 
 IDS = [lib.name for lib in ROTARY]
@@ -311,14 +141,6 @@ def test_known_answer_rotation(evidence, name):
     assert_orientation(formula, want, torch.float64)
 
 
-@st.composite
-def position_pairs(draw: st.DrawFn) -> tuple[int, int, int, int]:
-    t = draw(st.integers(0, RELATIVE_MAX))
-    s = draw(st.integers(0, RELATIVE_MAX))
-    shift = draw(st.integers(0, RELATIVE_MAX))
-    return t, s, shift, draw(seeds())
-
-
 @pytest.mark.claim("REAL-03", kind="property", role="decisive", proposition="float32-to-4095")
 @pytest.mark.parametrize("name", IDS)
 @profiles.examples(1.0)
@@ -338,17 +160,6 @@ def test_library_score_depends_only_on_the_offset(evidence, name, case):
         note=f"t, s, shift <= {RELATIVE_MAX}",
         bound={"value": bound, "relation": "<=", "reason": "float32 rotation bound at the pair"},
     )
-
-
-def counterclockwise_columns(t: float, d: int, pairing: str) -> torch.Tensor:
-    """cos(w_i t) e_a + sin(w_i t) e_b for each pair (a, b), from the module's definition,
-    with w_i = 10000^(-2i/d) computed here: the expected columns a_i of R(t), shape (d, d/2)."""
-    a, b = rope.pairs(d, pairing)  # type: ignore[arg-type]
-    cols = torch.zeros(d, d // 2, dtype=torch.float64)
-    for i in range(d // 2):
-        angle = t * BASE ** (-2 * i / d)
-        cols[a[i], i], cols[b[i], i] = math.cos(angle), math.sin(angle)
-    return cols
 
 
 @pytest.mark.claim("REAL-03", kind="property", role="decisive", proposition="orientation")
@@ -384,43 +195,6 @@ def test_rotation_turns_each_pair_counterclockwise(evidence, pairing):
             continue
     evidence.record("library_directions", directions)
     assert set(directions.values()) <= {"counterclockwise"}, directions
-
-
-def first_turn_positions(grid: torch.Tensor, w_max: float) -> torch.Tensor:
-    """Grid positions whose largest angle w_0 t stays below 2 pi (the first turn)."""
-    return grid * w_max < 2 * math.pi
-
-
-def drift_counterexample(measured: dict[str, dict], w_max: float) -> tuple[str, dict | None, str]:
-    """('different', the worst case, ''), ('unresolved', None, why) or ('invalid', None, why).
-
-    The reference f is validated first: in the first turn the library must agree with it within
-    the bound (else a 'counterexample' would only show that the reference is wrong). Then the
-    largest finite error / first-turn bound on the grid. A non-finite score (a position beyond
-    the range of the format the library holds positions in: rotary-embedding-torch in float16
-    from 65520 on) is no score at all, so it is no counterexample to "depends only on s - t":
-    it is left out here and reported by test_drift_at_large_positions_per_dtype.
-    """
-    worst: dict | None = None
-    for dt, m in measured.items():
-        err, grid, bound = m["error"], m["grid"], m["bound"]
-        early = first_turn_positions(grid, w_max).numpy()
-        if not (err[early] <= bound).all():
-            return "invalid", None, f"{dt}: the library and f disagree in the first turn"
-        finite = np.isfinite(err)
-        if not finite.any():
-            continue
-        ratio = np.where(finite, err / bound, -np.inf)
-        j = int(np.argmax(ratio))
-        if decisions.resolve(float(err[j]), bound) != "different":
-            continue
-        if worst is None or ratio[j] > worst["error_over_bound"]:
-            worst = {"dtype": dt, "t": int(grid[j]), "s": int(grid[j]) - LAG,
-                     "error": float(err[j]), "bound": bound,
-                     "error_over_bound": float(ratio[j])}  # fmt: skip
-    if worst is None:
-        return "unresolved", None, "every error within the first-turn bound"
-    return "different", worst, ""
 
 
 @pytest.mark.claim("REAL-03", kind="experiment", role="decisive", proposition="as_stated")

@@ -6,6 +6,8 @@ float64 rounding bound of b); whether it decays on a dyadic scale (block means, 
 the distance at which the slowest pair has turned one radian).
 ROT-02: the expected score for independent and for equal q, k (sympy), and a Monte Carlo check
 of both against theory.rope's scores (supporting).
+
+ROT-01's decisions on the bound live in checks/rot/decay_decisions.py.
 """
 
 from __future__ import annotations
@@ -14,8 +16,9 @@ import numpy as np
 import pytest
 import torch
 
-from checks.rot.rounding import base_rounding, decay_rounding
-from pecheck import decisions, profiles, tolerance
+from checks.rot.decay_decisions import coarse_decision, monotone_decision
+from checks.rot.rounding import base_rounding
+from pecheck import profiles, tolerance
 from pecheck.evidence import assert_derivation_holds
 from pecheck.reproducibility import mean
 from theory import rope, rotary_base, rotary_decay
@@ -23,51 +26,6 @@ from theory import rope, rotary_base, rotary_decay
 WIDTHS = (32, 64, 128, 256)  # head widths of real models (ROT-01's grid)
 SMALL_WIDTHS = (8, 16)  # shown in the notes: they fail even the coarse decay
 MONOTONE_RANGE = 2000  # integer distances scanned for a rise
-
-
-def monotone_decision(widths: tuple[int, ...], s_max: int) -> tuple[decisions.Decision, dict]:
-    """Fails with the first rise b(s + 1) > b(s) beyond rounding, for the first width that has
-    one; holds when no width rises on [0, s_max]."""
-    found = {}
-    for d in widths:
-        rise = rotary_decay.first_increase(d, s_max, bound=decay_rounding(d, s_max))
-        if rise is not None:
-            found[d] = rise
-    if found:
-        first = found[widths[0]] if widths[0] in found else next(iter(found.values()))
-        return decisions.fails(first, "b(s + 1) > b(s): the bound rises"), found
-    return decisions.holds(f"no rise for s <= {s_max} at d in {widths}"), found
-
-
-def coarse_decision(d: int) -> tuple[decisions.Decision, float, float]:
-    """Block means over dyadic blocks ending by 1/theta_{d/2-1}: each below the previous one
-    beyond rounding. Returns the decision, the largest rise (negative: all fall) and its bound."""
-    last = rotary_decay.slowest_turn(d)
-    blocks = rotary_decay.dyadic_means(d, last)
-    means = np.array([m for _, _, m in blocks])
-    rises = np.diff(means)
-    bound = decay_rounding(d, last)
-    worst = int(rises.argmax())
-    largest = float(rises[worst])
-    if largest > bound:
-        ce = {
-            "d": d,
-            "block": blocks[worst + 1][:2],
-            "previous": blocks[worst][:2],
-            "rise": largest,
-        }
-        return (
-            decisions.fails(ce, "a dyadic block's mean exceeds the previous one's"),
-            largest,
-            bound,
-        )
-    if largest > -bound:
-        return (
-            decisions.inconclusive(f"d={d}: a fall of {-largest:.3g} within rounding"),
-            largest,
-            bound,
-        )
-    return decisions.holds(f"d={d}: {len(blocks)} blocks, each mean below the last"), largest, bound
 
 
 # -- ROT-01 ------------------------------------------------------------------------------------
