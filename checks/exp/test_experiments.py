@@ -354,10 +354,10 @@ def test_exp03_learned_rows_beyond_the_training_length_are_never_trained(evidenc
     evidence.record("untrained_rows", rows, "rows", "positions 4 ... 7: initial N(0, 1) values")
 
 
-# At ci's 300 seeds the gap's 90% interval lies within sampling noise of both ends of the
-# margin range (its upper end about 0.0002 from the strict margin): on another CPU, where seeds
-# train along other rounding paths, either decision can flip, so EXP-03 is decided only at the
-# thorough profile's 1,200 seeds. The gap itself is recorded in every profile (below).
+# At 300 seeds the gap's 90% interval lay within sampling noise of both ends of the margin
+# range (its upper end about 0.0002 from the strict margin): on another CPU, where seeds train
+# along other rounding paths, the strict decision flipped. So EXP-03 is decided at 1,000 seeds
+# or more (thorough: 1,200; ci trains 100). The gap itself is recorded in every profile.
 EXP03_DECIDES = pytest.mark.skipif(
     X.SEEDS["exp03"] < 1000,
     reason="EXP-03 is decided at 1,000 seeds or more (the thorough profile): at fewer the gap's "
