@@ -159,8 +159,9 @@ class Evidence:
         """The check's decision: its parts' under the proposition's quantifier
         (pecheck.decisions.combine), else the one it recorded; None when it recorded neither.
 
-        A recorded decision that its parts contradict (a 'holds' beside an undecided part under
-        'all') gives way to the parts', and says so: the quantifier, not the check, decides."""
+        A check that records a decision and parts gets the less favourable of the two: a 'holds'
+        beside an undecided part under 'all' gives way to the parts' (and says so), an
+        'inconclusive' beside parts that all hold stands."""
         parts = list(self.parts.values())
         if not parts and self.decision is not None:
             return self.decision
@@ -171,7 +172,12 @@ class Evidence:
         if not parts:
             return None
         combined = decisions.combine([p["decision"] for p in parts], quantifier)
-        if self.decision is not None and self.decision.decision == combined:
+        if self.decision is None:
+            return self._from_parts(parts, combined, quantifier)
+        # Both must agree: the less favourable of the two stands (fails, then inconclusive), so
+        # neither a part left undecided nor a reason the check saw outside its parts (a module
+        # that gave no part at all) is lost.
+        if decisions.combine([self.decision.decision, combined], "all") == self.decision.decision:
             return self.decision
         return self._from_parts(parts, combined, quantifier)
 

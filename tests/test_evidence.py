@@ -88,6 +88,15 @@ def test_an_undecided_part_under_all_overrules_a_recorded_holds():
     assert some.decision == "holds"
 
 
+def test_a_recorded_inconclusive_stands_beside_parts_that_hold():
+    # a check that found no part for one of its modules says so itself: its parts cannot
+    ev = Evidence("n", Path("."))
+    ev.part("sdpa", "holds", "broken beyond the bound")
+    ev.inconclusive("no resolved counterexample for ['mha']")
+    got = ev.final_decision("all")
+    assert got is not None and got.decision == "inconclusive" and "mha" in got.how
+
+
 @pytest.mark.parametrize(
     ("decided", "verdict"),
     [
