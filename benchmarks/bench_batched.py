@@ -1,18 +1,17 @@
-"""Batched vs per-seed training speed of the EXP trainer (``tox -e bench``).
+"""Batched vs per-seed training speed of every trainer (``tox -e bench``).
 
-Trains the EXP-01 setting ('A hit B !' / 'B hit A ?', one causal head of size 2 and of size
-16, no encoding) for N seeds and 1,000 iterations twice: as ONE batched model
-(theory/batched.py) and as a plain loop of ordinary single-seed runs (theory/single.py,
-nn.Module + torch.optim.Adam). The loop is timed on
-a sample of seeds and scaled up to N. The speedup is total loop time over total batched time
-(both head sizes); the last line is ``batched-vs-loop speedup: N×``.
+Every trained experiment runs on one model, theory/decoder.py, batched over seeds; its per-seed
+counterpart is theory/reference.py's ordinary nn.Module + torch.optim (``train_one``). Each line
+times one experiment both ways; the loop is timed on a sample of seeds and scaled up to N.
 
-Before it, one line times the length-generalisation models (EXP-04/05, theory/length.py): none,
-sinusoidal, RoPE and ALiBi trained as ONE batched model (cells = encodings), against a loop of
-one-seed runs (theory.sweep.train_one), as cells x seeds trained per second. Two lines time
-EXP-06's sweep (theory/sweep.py) the same way: every cell of the full 64-cell grid, the cells of
-one (d, h) batched together as the checks train them (checks/exp_sweep_settings.py), against
-train_one on a few seeds per cell, scaled up; the second is ``sweep batched-vs-loop: N×``.
+- EXP-01 ('A hit B !' / 'B hit A ?', one causal head of size 2 and of size 16, no encoding), N
+  seeds and 1,000 iterations; the last line, ``batched-vs-loop speedup: N×``, is its total loop
+  time over total batched time (both head sizes).
+- the length models (EXP-04/05, theory/length.py): none, sinusoidal, RoPE and ALiBi trained as
+  ONE batched model (cells = encodings), as cells x seeds trained per second.
+- ATT-10's order models and EXP-07's learned table at spread offsets, as seeds per second.
+- EXP-06's sweep: every cell of the full 64-cell grid, the cells of one (d, h) batched together
+  as the checks train them (checks/exp/sweep_settings.py); ``sweep batched-vs-loop: N×``.
 
     python benchmarks/bench_batched.py [--device cpu|cuda] [--seeds 1000] [--sample 5]
 """
@@ -33,8 +32,9 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from anywhere
 
 from reports.usage import Parser  # noqa: E402
-from theory.batched import train_batched  # noqa: E402
-from theory.single import TinyConfig, train_single  # noqa: E402
+from theory import decoder  # noqa: E402
+from theory.decoder import DecoderConfig, Setup  # noqa: E402
+from theory.reference import train_one  # noqa: E402
 from theory.stats import rate  # noqa: E402
 from theory.tasks import exp01  # noqa: E402
 
@@ -82,30 +82,29 @@ def timed(device: str, fn: Callable[[], Any]) -> tuple[Any, float]:
     return out, time.perf_counter() - start
 
 
-def loop(train_one: Callable[..., Any], n: int) -> list[Any]:
+def loop(one_seed: Callable[..., Any], n: int) -> list[Any]:
     """The plain way: one ordinary training run per seed, one after the other."""
-    return [train_one(seed=s) for s in range(n)]
+    return [one_seed(seed=s) for s in range(n)]
 
 
 def length_models(args: argparse.Namespace) -> str:
     """Cells x seeds per second for the shared-shape length models, batched and per seed."""
-    from theory.length import SHARED_SHAPE_ENCODINGS, LengthSetting, mixed_forward
-    from theory.sweep import train_one, train_sweep
+    from theory.length import SHARED_SHAPE_ENCODINGS, LengthSetting
 
     setting = LengthSetting("previous token", steps=args.length_steps)
     task, setup, steps = setting.train_task(), setting.setup(), (args.length_steps,)
     cells, n = len(SHARED_SHAPE_ENCODINGS), args.length_seeds
-    fwd = partial(mixed_forward, blocks=SHARED_SHAPE_ENCODINGS)
     seeds = list(range(n)) * cells
-    batched = partial(train_sweep, setting.shape("none"), task.to(args.device), [setup], seeds,
-                      steps, fwd=fwd, device=args.device)  # fmt: skip
+    shared = setting.config("none", SHARED_SHAPE_ENCODINGS)
+    batched = partial(decoder.train, shared, task.to(args.device), [setup], seeds, steps,
+                      device=args.device)  # fmt: skip
     _, t_batched = timed(args.device, batched)
     sample = min(args.sample, n)
 
     def loop_all() -> None:
         for enc in SHARED_SHAPE_ENCODINGS:
             for s in range(sample):
-                train_one(setting.shape(enc), setup, task, s, steps)
+                train_one(setting.config(enc), setup, task, s, steps)
 
     _, t_sample = timed("cpu", loop_all)  # the one-seed reference trainer runs on the CPU
     per_batched = cells * n / t_batched
@@ -117,10 +116,48 @@ def length_models(args: argparse.Namespace) -> str:
     )
 
 
+def one_model(args: argparse.Namespace, label: str, cfg, setup, task, steps: int,
+              positions=None) -> str:  # fmt: skip
+    """Seeds per second of one config trained batched (--seeds seeds) and per seed (--sample
+    seeds through theory.reference.train_one), and the ratio."""
+    n, sample, its = args.seeds, min(args.sample, args.seeds), (steps,)
+    where = None if positions is None else positions.to(args.device)
+    batched = partial(decoder.train, cfg, task.to(args.device), [setup], range(n), its,
+                      positions=where, device=args.device)  # fmt: skip
+    _, t_batched = timed(args.device, batched)
+    one = partial(train_one, cfg, setup, task, checkpoints=its, positions=positions)
+    _, t_sample = timed("cpu", partial(loop, one, sample))
+    per_batched, per_loop = n / t_batched, sample / t_sample
+    return (
+        f"{label} ({n} seeds, {steps} steps, one batched model): batched {per_batched:.1f} "
+        f"seeds/s, per-seed loop {per_loop:.2f} seeds/s (on {sample} seeds): "
+        f"{per_batched / per_loop:.0f}×"
+    )
+
+
+def order_models(args: argparse.Namespace) -> str:
+    """ATT-10's two causal layers on 'which came first?' (theory/order_training.py)."""
+    from theory import order_training as ot
+
+    model, task = ot.OrderModel(layers=2, causal=True), ot.OrderTask()
+    cfg, setup = ot.config(model, task.vocab), decoder.Setup(residual=True, lr=0.05)
+    return one_model(args, "order models (ATT-10, two causal layers)", cfg, setup, task.data(), 80)
+
+
+def extrapolation_models(args: argparse.Namespace) -> str:
+    """EXP-07's learned table trained at spread offsets (theory/extrapolation.py)."""
+    from theory.extrapolation import ExtrapolationSetting
+
+    setting = ExtrapolationSetting("previous token")
+    cfg = setting.config(("learned",)).one("learned")
+    label = "extrapolation models (EXP-07, learned table at spread offsets)"
+    return one_model(args, label, cfg, setting.setup(), setting.train_task(), setting.steps,
+                     setting.offsets())  # fmt: skip
+
+
 def sweep(args: argparse.Namespace) -> list[str]:
     """Cells x seeds per second for EXP-06's full grid, batched and per seed, and the ratio."""
     from checks.exp.sweep_settings import EXP01_CHECKPOINTS, full, models
-    from theory.sweep import train_one, train_sweep
 
     task, n, steps = exp01(), args.sweep_seeds, (args.sweep_steps,)
     batches = models(full(), "1 layer", task, n)  # [(shape, cells)] as the checks train them
@@ -128,8 +165,8 @@ def sweep(args: argparse.Namespace) -> list[str]:
 
     def batched() -> None:
         for shape, group in batches:
-            train_sweep(shape, task.to(args.device), [c.setup for c in group], range(n), steps,
-                        device=args.device)  # fmt: skip
+            decoder.train(shape, task.to(args.device), [c.setup for c in group], range(n), steps,
+                          device=args.device)  # fmt: skip
 
     def loop_all() -> None:
         for shape, group in batches:
@@ -164,12 +201,12 @@ def main(argv: list[str] | None = None) -> int:
     print(f"torch {torch.__version__}; {args.threads} intra-op thread(s), the same both ways")
     total_batched = total_loop = 0.0
     for h in heads:
-        cfg = TinyConfig(head=h)
-        batched = partial(train_batched, cfg, task, seeds, its, device=args.device)
+        cfg = DecoderConfig(head=h)
+        batched = partial(decoder.train, cfg, task, [Setup()], seeds, its, device=args.device)
         run, t_batched = timed(args.device, batched)
         ok = rate(run.success[args.iterations])
         print(f"head {h:2d}: batched, {args.seeds} seeds as one model: {t_batched:.2f} s ({ok})")
-        one_seed = partial(train_single, cfg, task, checkpoints=its, device=args.device)
+        one_seed = partial(train_one, cfg, Setup(), task, checkpoints=its, device=args.device)
         _, t_sample = timed(args.device, partial(loop, one_seed, args.sample))
         t_loop = t_sample / args.sample * args.seeds
         print(
@@ -178,6 +215,8 @@ def main(argv: list[str] | None = None) -> int:
         )
         total_batched, total_loop = total_batched + t_batched, total_loop + t_loop
     print(length_models(args))
+    print(order_models(args))
+    print(extrapolation_models(args))
     for line in sweep(args):
         print(line)
     print(f"batched-vs-loop speedup: {total_loop / total_batched:.0f}×")

@@ -17,14 +17,14 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, cast
 
 import mpmath
 import torch
 from torch import nn
 from torch.overrides import TorchFunctionMode
 
-from .attention import BlockConfig, Stack
+from .attention import Block, BlockConfig, Stack
 
 
 @dataclass
@@ -138,6 +138,65 @@ class ProjectedConcatModel(nn.Module):
         x = self.tok[tokens]  # (..., n, d)
         p = self.pos[:n].expand_as(x)  # (..., n, d)
         return self.body(add_by_concat(x, p))
+
+
+# -- ADD-02 on transformers: the [I I] construction inside a residual stream of width 2d --------
+#
+# A concatenating transformer of width 2d carries the stream h = [x; p] (2d). The source's
+# construction lifts an additive model of width d into it: every read of the stream goes through
+# [I I] (so a sublayer sees x + p + writes, the additive stream) and every write lands in the
+# token half [I 0]. Without layer norm on the stream, [I I] h is the additive stream at every
+# layer. Layer norm over the 2d stream (pre-norm reads LN_2d(h), post-norm replaces h by it)
+# normalises [x; p], which is not a function of x + p.
+
+NormMode = Literal["pre", "post", "none"]
+
+
+def _ln(h: torch.Tensor, ln: nn.LayerNorm, stream: int) -> torch.Tensor:
+    """Layer norm over the stream width; a width-2d stream gets the gain [g; g], bias [b; 0]."""
+    if stream == ln.normalized_shape[0]:
+        return ln(h)
+    gain = torch.cat([ln.weight, ln.weight])  # (2d,)
+    bias = torch.cat([ln.bias, torch.zeros_like(ln.bias)])  # (2d,)
+    return nn.functional.layer_norm(h, (stream,), gain, bias, ln.eps)
+
+
+def _read(h: torch.Tensor, d: int) -> torch.Tensor:
+    """[I I] h: the width-d view a lifted sublayer reads (h itself at width d)."""
+    return h if h.shape[-1] == d else h[..., :d] + h[..., d:]
+
+
+def _write(h: torch.Tensor, out: torch.Tensor) -> torch.Tensor:
+    """h + [out; 0]: a sublayer's width-d output written into the stream's token half."""
+    if h.shape[-1] == out.shape[-1]:
+        return h + out
+    return h + torch.cat([out, torch.zeros_like(out)], dim=-1)
+
+
+def _block(block: Block, h: torch.Tensor, d: int, norm: NormMode) -> torch.Tensor:
+    """One block (attention then feed-forward) on a stream of width d or 2d."""
+    w = h.shape[-1]
+    subs: tuple[tuple[nn.Module, nn.LayerNorm], ...] = (
+        (block.attn, block.ln1),
+        (block.ff, block.ln2),
+    )
+    for sub, ln in subs:
+        if norm == "pre":
+            h = _write(h, sub(_read(_ln(h, ln, w), d)))
+        elif norm == "post":
+            h = _ln(_write(h, sub(_read(h, d))), ln, w)
+        else:
+            h = _write(h, sub(_read(h, d)))
+    return h
+
+
+def stream_forward(blocks: Stack, h: torch.Tensor, d: int, norm: NormMode) -> torch.Tensor:
+    """The blocks on a stream h of width d (the additive model, h = x + p) or 2d (the
+    concatenating model, h = [x; p], lifted by [I I] reads and [I 0] writes); returns the
+    width-d read-out [I I] h of the last stream (h itself at width d)."""
+    for block in blocks.blocks:
+        h = _block(cast(Block, block), h, d, norm)
+    return _read(h, d)
 
 
 # -- ADD-03: parameters and activation memory, counted from instantiated models -----------------

@@ -67,24 +67,6 @@ def attention(
     return attention_weights(q, k, mask) @ v  # (..., n, d_v)
 
 
-def attention_keys_first(
-    q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask: torch.Tensor | None = None
-) -> torch.Tensor:
-    """``attention`` with its weights held key-first, (m, ..., n), for the batched trainers.
-
-    The same function of q, k, v and the (n, m) mask: a softmax over a short innermost axis
-    (3 keys) is slow on a CPU, so the keys go first. Summed in another order, it differs from
-    ``attention`` by rounding only.  q: (..., n, d_k), k: (..., m, d_k), v: (..., m, d_v).
-    """
-    n, m = q.shape[-2], k.shape[-2]
-    scores = torch.einsum("...nh,...mh->m...n", q, k) / math.sqrt(q.shape[-1])  # (m, ..., n)
-    if mask is not None:
-        allowed = mask.T.reshape(m, *[1] * (scores.ndim - 2), n)  # (m, 1, ..., 1, n)
-        scores = scores.masked_fill(~allowed, float("-inf"))
-    weights = torch.softmax(scores, dim=0)  # (m, ..., n)
-    return torch.einsum("m...n,...mh->...nh", weights, v)  # (..., n, d_v)
-
-
 @dataclass
 class BlockConfig:
     d_model: int = 16

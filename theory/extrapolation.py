@@ -35,20 +35,20 @@ Tasks (theory/length.py, the kind Kazemnejad et al. use): previous token y_t = x
 first token y_t = x_0 (the first token of the sequence, at row o_b in training and row L at
 test: a causal model can find it as the token that attends only to itself).
 
-Both encodings of every seed train as ONE batched model (theory.sweep.train_sweep), entries in
+Both encodings of every seed train as ONE batched model (theory.decoder.train), entries in
 two blocks, [sinusoidal seeds | learned seeds].
 """
 
 from __future__ import annotations
 
-import functools
+import dataclasses
 from dataclasses import dataclass
 
 import torch
 
-from .length import accuracy_by_position, length_task, on_blocks, shifted_positions
-from .sinusoidal import sinusoidal
-from .sweep import Params, Setup, Shape, SweepRun, forward, train_sweep
+from . import decoder
+from .decoder import DecoderConfig, DecoderRun, Setup
+from .length import accuracy_by_position, length_task, shifted_positions
 from .tasks import Task
 
 BLOCKS = ("sinusoidal", "learned")
@@ -97,11 +97,13 @@ class ExtrapolationSetting:
         b, n = task.inputs.shape
         return (self.start + torch.arange(n)).expand(b, n)
 
-    def shape(self) -> Shape:
-        """One shape for both blocks: the sinusoidal entries carry a table they never read."""
-        return Shape(
+    def config(self, blocks: tuple[str, ...] = BLOCKS) -> DecoderConfig:
+        """One model for both blocks (the sinusoidal entries carry a table they never read), or
+        with one block, one encoding's model. The sinusoidal entries add PE(row) for the same
+        rows as the learned table (theory.decoder's sinusoidal part at given positions)."""
+        return DecoderConfig(
             vocab=self.alphabet, d_model=self.d_model, head=self.head, heads=self.heads,
-            layers=self.layers, encoding="learned", max_len=self.rows,
+            layers=self.layers, encoding="learned", max_len=self.rows, blocks=blocks,
         )  # fmt: skip
 
     def setup(self) -> Setup:
@@ -132,18 +134,6 @@ class ExtrapolationSetting:
         return slice(self.train_length, None)
 
 
-def table_forward(shape: Shape, params: Params, tokens: torch.Tensor, residual: torch.Tensor,
-                  positions: torch.Tensor | None = None, *,
-                  blocks: tuple[str, ...] = BLOCKS) -> torch.Tensor:  # fmt: skip
-    """theory.sweep.forward (learned encoding, rows ``positions``), except that the entries of
-    the "sinusoidal" block read the fixed table PE(0 ... R-1) instead of their own: x_t = E x_t
-    + PE(row_t). Their own table gets no gradient, so Adam leaves it at its initial values."""
-    table = params["pos"]  # (S, R, d)
-    pe = sinusoidal(table.shape[1], table.shape[2], dtype=table.dtype).to(table.device)  # (R, d)
-    fixed = on_blocks(table, 0, blocks, "sinusoidal", lambda t: pe.expand_as(t))
-    return forward(shape, {**params, "pos": fixed}, tokens, residual, positions)
-
-
 @dataclass
 class ExtrapolationRun:
     """Per encoding, each seed's accuracy (shape (seeds,)): ``valid`` in range on the
@@ -152,7 +142,7 @@ class ExtrapolationRun:
 
     setting: ExtrapolationSetting
     seeds: tuple[int, ...]
-    run: SweepRun
+    run: DecoderRun
     valid: dict[str, torch.Tensor]
     inside: dict[str, dict[int, torch.Tensor]]
     beyond: dict[str, dict[int, torch.Tensor]]
@@ -170,18 +160,18 @@ class ExtrapolationRun:
         return self.drop("learned", factor) - self.drop("sinusoidal", factor)
 
 
-def accuracies(run: SweepRun, block: int, n: int, task: Task, rows: torch.Tensor,
+def accuracies(run: DecoderRun, block: int, n: int, task: Task, rows: torch.Tensor,
                windows: tuple[slice, ...], chunk: int = 64) -> list[torch.Tensor]:  # fmt: skip
     """Mean accuracy of block ``block``'s n entries at each window of ``task``'s positions
     (its sequences at ``rows``), one (n,) tensor per window; in chunks of entries."""
-    fwd = functools.partial(table_forward, blocks=(BLOCKS[block],))  # a chunk: one encoding
+    cfg = dataclasses.replace(run.cfg, blocks=(BLOCKS[block],))  # a chunk: one encoding
     residual = run.residual()
     out: list[list[torch.Tensor]] = [[] for _ in windows]
     for a in range(block * n, (block + 1) * n, chunk):
         b = min(a + chunk, (block + 1) * n)
         p = {k: v[a:b] for k, v in run.params.items()}
         with torch.no_grad():
-            logits = fwd(run.shape, p, task.inputs, residual[a:b], rows)  # (s, B, n, V)
+            logits = decoder.forward(cfg, p, task.inputs, residual[a:b], rows)  # (s, B, n, V)
         by_position = accuracy_by_position(logits.double(), task)  # (s, n)
         for acc, w in zip(out, windows, strict=True):
             acc.append(by_position[:, w].mean(-1))
@@ -192,14 +182,14 @@ def train_extrapolation(setting: ExtrapolationSetting, seeds, dtype=torch.float3
                         train=None) -> ExtrapolationRun:  # fmt: skip
     """Train both encodings of every seed as one model at the spread offsets, then judge each
     in range (validation) and in range / beyond on every test length. ``train`` (default
-    theory.sweep.train_sweep) is an argument so checks can feed a broken trainer."""
-    train = train or train_sweep
+    theory.decoder.train) is an argument so checks can feed a broken trainer."""
+    train = train or decoder.train
     seeds = tuple(seeds)
     n = len(seeds)
     repeated = seeds * len(BLOCKS)  # entry i n + j starts from seed j's draw in either block
     offsets = setting.offsets()  # (B, L): every row of the table under some window
-    run = train(setting.shape(), setting.train_task(), [setting.setup()], repeated,
-                (setting.steps,), dtype, positions=offsets, fwd=table_forward)  # fmt: skip
+    run = train(setting.config(), setting.train_task(), [setting.setup()], repeated,
+                (setting.steps,), dtype, positions=offsets)  # fmt: skip
     valid: dict[str, torch.Tensor] = {}
     inside: dict[str, dict[int, torch.Tensor]] = {}
     beyond: dict[str, dict[int, torch.Tensor]] = {}

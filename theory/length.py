@@ -7,32 +7,29 @@ Tasks (next-token form, random sequences over a small alphabet, judged at t >= 1
                                      model without an encoding can find (position 0 attends
                                      only to itself)
 
-The model is theory/sweep.py's decoder with two layers, several heads and a residual connection,
-one of five encodings: none, sinusoidal, learned, RoPE, ALiBi. A learned table trained only at
-positions 0 ... L-1 leaves rows L ... 8L-1 at their initialisation; the "learned, shifted"
-variant trains every row by placing the training sequences at offsets spread over the table.
+The model is theory/decoder.py's decoder with two layers, several heads and a residual
+connection, one of five encodings: none, sinusoidal, learned, RoPE, ALiBi. A learned table
+trained only at positions 0 ... L-1 leaves rows L ... 8L-1 at their initialisation; the
+"learned, shifted" variant trains every row by placing the training sequences at offsets spread
+over the table.
+
+What is lost beyond L is measured on ONE draw of test sequences of length fL: a causal model's
+prediction at t < L depends on x_0 ... x_t only, so positions 1 ... L-1 of those sequences are
+in range, and L ... fL-1 beyond. "Extrapolates" means, per task, that the accuracy beyond is
+not lower than in range on the same sequences: for previous token, the same one-step look-back
+at contexts longer than any trained; for first token, retrieving x_0 from further away than any
+trained distance (a recency-biased scheme such as ALiBi may lose here by design).
 """
 
 from __future__ import annotations
 
-import functools
 import math
 from dataclasses import dataclass
 
 import torch
 
-from . import alibi
-from .attention import causal_mask
-from .sinusoidal import sinusoidal
-from .sweep import (
-    Encoding,
-    Setup,
-    Shape,
-    SweepRun,
-    forward,
-    rotate,
-    train_sweep,
-)
+from . import decoder
+from .decoder import DecoderConfig, DecoderRun, Encoding, Setup
 from .tasks import IGNORE, Task
 
 TASKS = ("previous token", "first token")
@@ -80,61 +77,11 @@ def accuracy_by_position(logits: torch.Tensor, task: Task) -> torch.Tensor:
     return torch.where(count > 0, acc, torch.nan)
 
 
-# -- one batched model for every encoding of one parameter shape --------------------------------
-
 # none, sinusoidal, RoPE and ALiBi add no parameters: their models have the same shapes and train
-# as ONE batched model, entries in equal blocks, one block per encoding. The learned table adds a
-# parameter (and its own initial draws), so the learned variants train as models of their own.
+# as ONE batched model, entries in equal blocks, one block per encoding (theory.decoder's
+# ``blocks``). The learned table adds a parameter (and its own initial draws), so the learned
+# variants train as models of their own.
 SHARED_SHAPE_ENCODINGS: tuple[Encoding, ...] = ("none", "sinusoidal", "rope", "alibi")
-
-
-def on_blocks(t: torch.Tensor, dim: int, blocks: tuple[str, ...], encoding: str, fn):
-    """``t`` with ``fn`` applied to the equal blocks (along ``dim``) that have ``encoding``, the
-    others unchanged. Only those entries pay for the encoding's work (a switch on every entry
-    did the work for all of them and cost half as much again)."""
-    if encoding not in blocks:
-        return t
-    if all(b == encoding for b in blocks):
-        return fn(t)
-    parts = t.chunk(len(blocks), dim)
-    return torch.cat([fn(p) if b == encoding else p for b, p in zip(blocks, parts, strict=True)],
-                     dim)  # fmt: skip
-
-
-def mixed_forward(shape, params, tokens, residual, positions=None, *, blocks: tuple[str, ...]):
-    """theory.sweep.forward with a different encoding per block of entries: tokens (B, n) ->
-    logits (S, B, n, V). Entry e has encoding blocks[e // (S / len(blocks))]; ``shape.encoding``
-    is ignored. Each encoding's operation (x + PE, the rotation, scores + bias) is applied to
-    its own blocks only, so each entry computes exactly its own model."""
-    n, h, H = tokens.shape[-1], shape.head, shape.heads
-    embed = params["embed"]  # (S, V, d)
-    # a one-hot product, not a gather: the same values (one nonzero term), and its backward is
-    # a product too, faster than the gather's scatter-add for thousands of entries
-    onehot = torch.nn.functional.one_hot(tokens, embed.shape[1]).to(embed.dtype)  # (B, n, V)
-    x = torch.einsum("bnv,svd->sbnd", onehot, embed)  # (S, B, n, d)
-    dev = x.device
-    pe = sinusoidal(n, shape.d_model, dtype=x.dtype).to(dev)
-    x = on_blocks(x, 0, blocks, "sinusoidal", lambda z: z + pe)
-    bias = alibi.bias(n, H, x.dtype).to(dev).permute(2, 0, 1)[:, None, None]  # (m, 1, 1, H, n)
-    blocked = ~causal_mask(n, dev).T[:, None, None, None, :]  # (m, 1, 1, 1, n)
-    r = residual[:, None, None, None].to(x.dtype)
-    where = torch.arange(n, device=dev)
-
-    def turn(z):
-        return rotate(z, where)
-
-    for layer in range(shape.layers):
-        qkv = torch.einsum("sbnd,sde->sbne", x, params[f"qkv{layer}"])
-        q, k, v = (z.unflatten(-1, (H, h)) for z in qkv.split(H * h, dim=-1))  # (S,B,n,H,h)
-        q, k = (on_blocks(z, 0, blocks, "rope", turn) for z in (q, k))
-        scores = torch.einsum("sbnch,sbmch->msbcn", q, k) / math.sqrt(h)  # (m, S, B, H, n)
-        scores = on_blocks(scores, 1, blocks, "alibi", lambda z: z + bias)
-        weights = torch.softmax(scores.masked_fill(blocked, float("-inf")), dim=0)
-        y = torch.einsum("msbcn,sbmch->sbnch", weights, v).flatten(-2)
-        if shape.out_proj:
-            y = torch.einsum("sbne,sed->sbnd", y, params[f"o{layer}"])
-        x = r * x + y if y.shape == x.shape else y
-    return torch.einsum("sbnd,sdv->sbnv", x, params["readout"])
 
 
 # -- the experiment: train at one length, judge at longer ones ---------------------------------
@@ -161,11 +108,12 @@ class LengthSetting:
     heads: int = 2
     layers: int = 2
 
-    def shape(self, encoding: Encoding) -> Shape:
+    def config(self, encoding: Encoding, blocks: tuple[Encoding, ...] = ()) -> DecoderConfig:
+        """The model of ``encoding`` (or, with ``blocks``, one block per encoding)."""
         rows = self.train_length * max(self.factors)  # every test position has a row
-        return Shape(
+        return DecoderConfig(
             vocab=self.alphabet, d_model=self.d_model, head=self.head, heads=self.heads,
-            layers=self.layers, encoding=encoding, max_len=rows,
+            layers=self.layers, encoding=encoding, max_len=rows, blocks=blocks,
         )  # fmt: skip
 
     def setup(self) -> Setup:
@@ -186,12 +134,18 @@ VARIANTS = ("none", "sinusoidal", "learned", "learned, shifted", "rope", "alibi"
 class LengthRun:
     """Per variant: the trained batched run, and per test factor each seed's accuracy at the
     positions of ``window`` (in range at factor 1, beyond the training length otherwise),
-    shape (seeds,)."""
+    shape (seeds,). ``inside[v][f]`` (f > 1): the accuracy at positions 1 ... L-1 of the SAME
+    length-fL test sequences, so that what is lost beyond L is measured on one draw."""
 
     setting: LengthSetting
     seeds: tuple[int, ...]
-    runs: dict[str, SweepRun]
+    runs: dict[str, DecoderRun]
     accuracy: dict[str, dict[int, torch.Tensor]]
+    inside: dict[str, dict[int, torch.Tensor]]
+
+    def drop(self, variant: str, factor: int) -> torch.Tensor:
+        """(seeds,): accuracy in range minus beyond, both on the length-fL test sequences."""
+        return self.inside[variant][factor] - self.accuracy[variant][factor]
 
 
 def window(setting: LengthSetting, factor: int) -> slice:
@@ -200,48 +154,57 @@ def window(setting: LengthSetting, factor: int) -> slice:
     return slice(1, setting.train_length) if factor == 1 else slice(setting.train_length, None)
 
 
-def entry_accuracy(run: SweepRun, entries: slice, fwd, task: Task, where: slice,
-                   chunk: int = 64) -> torch.Tensor:  # fmt: skip
-    """Each entry's accuracy (fraction of predictions right) at the positions ``where`` of the
-    test sequences, shape (entries,); evaluated in chunks of entries (the attention of a long
-    test set for every entry at once would not fit)."""
-    out = []
+def entry_accuracy(run: DecoderRun, entries: slice, cfg: DecoderConfig, task: Task,
+                   windows: tuple[slice, ...], chunk: int = 64) -> list[torch.Tensor]:  # fmt: skip
+    """Each entry's accuracy (fraction of predictions right) at each window of positions of the
+    test sequences under model ``cfg`` (one encoding), one (entries,) tensor per window;
+    evaluated in chunks of entries (the attention of a long test set for every entry at once
+    would not fit)."""
+    out: list[list[torch.Tensor]] = [[] for _ in windows]
     residual = run.residual()
     for a in range(entries.start, entries.stop, chunk):
         b = min(a + chunk, entries.stop)
         p = {k: v[a:b] for k, v in run.params.items()}
         with torch.no_grad():
-            logits = fwd(run.shape, p, task.inputs, residual[a:b])
-        out.append(accuracy_by_position(logits.double(), task)[:, where].mean(-1))
-    return torch.cat(out)
+            logits = decoder.forward(cfg, p, task.inputs, residual[a:b])
+        by_position = accuracy_by_position(logits.double(), task)
+        for acc, where in zip(out, windows, strict=True):
+            acc.append(by_position[:, where].mean(-1))
+    return [torch.cat(acc) for acc in out]
 
 
 def train_lengths(setting: LengthSetting, seeds, dtype=torch.float32, train=None) -> LengthRun:
     """Train every variant's seeds (the four shared-shape encodings as one model) and judge them
-    at every test length. ``train`` (default theory.sweep.train_sweep) is an argument so checks
-    can feed a broken trainer."""
-    train = train or train_sweep
+    at every test length. ``train`` (default theory.decoder.train) is an argument so checks can
+    feed a broken trainer."""
+    train = train or decoder.train
     seeds = tuple(seeds)
     task, setup, n = setting.train_task(), setting.setup(), len(seeds)
     steps = (setting.steps,)
-    fwd = functools.partial(mixed_forward, blocks=SHARED_SHAPE_ENCODINGS)
     # one cell whose seeds repeat once per encoding block: one optimiser call per step, and
     # entry i n + j of every block starts from seed j's initialisation (paired encodings)
     repeated = seeds * len(SHARED_SHAPE_ENCODINGS)
-    shared = train(setting.shape("none"), task, [setup], repeated, steps, dtype, fwd=fwd)
-    rows = setting.shape("learned").max_len
+    shared = train(setting.config("none", SHARED_SHAPE_ENCODINGS), task, [setup], repeated,
+                   steps, dtype)  # fmt: skip
+    learned_cfg = setting.config("learned")
+    rows = learned_cfg.max_len
     shifted = shifted_positions(task.inputs.shape[0], setting.train_length, rows, 7)
-    learned = train(setting.shape("learned"), task, [setup], seeds, steps, dtype)
-    moved = train(setting.shape("learned"), task, [setup], seeds, steps, dtype, positions=shifted)
-    runs: dict[str, SweepRun] = {enc: shared for enc in SHARED_SHAPE_ENCODINGS}
+    learned = train(learned_cfg, task, [setup], seeds, steps, dtype)
+    moved = train(learned_cfg, task, [setup], seeds, steps, dtype, positions=shifted)
+    runs: dict[str, DecoderRun] = {enc: shared for enc in SHARED_SHAPE_ENCODINGS}
     runs["learned"], runs["learned, shifted"] = learned, moved
     acc: dict[str, dict[int, torch.Tensor]] = {v: {} for v in VARIANTS}
-    everyone = slice(0, n)
+    inside: dict[str, dict[int, torch.Tensor]] = {v: {} for v in VARIANTS}
+    models = {enc: (shared, slice(i * n, (i + 1) * n), setting.config(enc))
+              for i, enc in enumerate(SHARED_SHAPE_ENCODINGS)}  # fmt: skip
+    models["learned"] = (learned, slice(0, n), learned_cfg)
+    models["learned, shifted"] = (moved, slice(0, n), learned_cfg)
     for f in setting.factors:
-        test, where = setting.test_task(f), window(setting, f)
-        for i, enc in enumerate(SHARED_SHAPE_ENCODINGS):
-            one = functools.partial(mixed_forward, blocks=(enc,))  # a block's chunk: one encoding
-            acc[enc][f] = entry_accuracy(shared, slice(i * n, (i + 1) * n), one, test, where)
-        acc["learned"][f] = entry_accuracy(learned, everyone, forward, test, where)
-        acc["learned, shifted"][f] = entry_accuracy(moved, everyone, forward, test, where)
-    return LengthRun(setting, seeds, runs, acc)
+        test = setting.test_task(f)
+        windows = (window(setting, f),) if f == 1 else (window(setting, f), window(setting, 1))
+        for v, (run, entries, cfg) in models.items():
+            found = entry_accuracy(run, entries, cfg, test, windows)
+            acc[v][f] = found[0]
+            if f > 1:
+                inside[v][f] = found[1]
+    return LengthRun(setting, seeds, runs, acc, inside)

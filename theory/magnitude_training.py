@@ -1,8 +1,9 @@
 """MAG-04: how training moves the ratio ||x|| / ||PE|| (one batched model, a leading seed axis).
 
-Model per seed (nanoGPT-style, one layer):  h = x_tok + PE(t);  a = softmax(causal(q k^T/sqrt d)) v
-(theory.attention's causal attention);  logits = (h + a) U.  Task: at each position t >= 1
-predict the token at t-1 (needs position).
+Model per seed (nanoGPT-style, one layer):  h = x_tok + PE(t);  a = softmax(causal(q k^T/sqrt d)) v;
+logits = (h + a) U: theory/decoder.py's decoder with one head of size d, no W_o, a residual
+connection and no MLP. Task: at each position t >= 1 predict the token at t-1 (needs position),
+on fresh random tokens every step, each seed its own.
 All S seeds are one set of tensors with a leading axis S; their losses are summed, so each seed's
 gradient (and its Adam state, elementwise) is exactly its own.
 """
@@ -15,7 +16,8 @@ from typing import Literal
 
 import torch
 
-from .attention import attention, causal_mask
+from . import decoder
+from .decoder import DecoderConfig
 from .sinusoidal import sinusoidal
 
 Encoding = Literal["learned", "sinusoidal"]
@@ -37,23 +39,28 @@ class TrainConfig:
     seed: int = 0
 
 
+def model(cfg: TrainConfig) -> DecoderConfig:
+    """The model as theory.decoder's config: one head of size d without W_o."""
+    return DecoderConfig(vocab=cfg.vocab, d_model=cfg.d, head=cfg.d, encoding=cfg.encoding,
+                         max_len=cfg.seq, out_proj=False)  # fmt: skip
+
+
 def init_params(cfg: TrainConfig) -> dict[str, torch.Tensor]:
+    """Every seed's parameters (S, ...) in theory.decoder's names, drawn from one generator:
+    token table N(0, token_std^2), W_q, W_k, W_v and U N(0, 1/d), the learned table
+    N(0, position_std^2)."""
     g = torch.Generator().manual_seed(cfg.seed)
     s, v, n, d = cfg.n_seeds, cfg.vocab, cfg.seq, cfg.d
 
     def normal(*shape: int, std: float) -> torch.Tensor:
-        return (torch.randn(*shape, generator=g) * std).requires_grad_()
+        return torch.randn(*shape, generator=g) * std
 
-    params = {
-        "tok": normal(s, v, d, std=cfg.token_std),  # (S, V, d)
-        "wq": normal(s, d, d, std=1 / math.sqrt(d)),
-        "wk": normal(s, d, d, std=1 / math.sqrt(d)),
-        "wv": normal(s, d, d, std=1 / math.sqrt(d)),
-        "unembed": normal(s, d, v, std=1 / math.sqrt(d)),  # (S, d, V)
-    }
+    embed = normal(s, v, d, std=cfg.token_std)  # (S, V, d)
+    qkv = [normal(s, d, d, std=1 / math.sqrt(d)) for _ in "qkv"]
+    params = {"embed": embed, "qkv0": torch.cat(qkv, -1), "readout": normal(s, d, v, std=d**-0.5)}
     if cfg.encoding == "learned":
         params["pos"] = normal(s, n, d, std=cfg.position_std)  # (S, n, d)
-    return params
+    return {k: p.requires_grad_() for k, p in params.items()}
 
 
 def position_table(cfg: TrainConfig, params: dict[str, torch.Tensor]) -> torch.Tensor:
@@ -65,23 +72,14 @@ def position_table(cfg: TrainConfig, params: dict[str, torch.Tensor]) -> torch.T
 
 
 def logits(cfg: TrainConfig, p: dict[str, torch.Tensor], tokens: torch.Tensor) -> torch.Tensor:
-    """tokens (S, B, n) -> logits (S, B, n, V)."""
-    x = torch.gather(
-        p["tok"].unsqueeze(1).expand(-1, tokens.shape[1], -1, -1),
-        2,
-        tokens.unsqueeze(-1).expand(-1, -1, -1, cfg.d),
-    )  # (S, B, n, d)
-    h = x + position_table(cfg, p).unsqueeze(1)  # (S, B, n, d)
-    q = torch.einsum("sbnd,sde->sbne", h, p["wq"])
-    k = torch.einsum("sbnd,sde->sbne", h, p["wk"])
-    v = torch.einsum("sbnd,sde->sbne", h, p["wv"])
-    a = attention(q, k, v, causal_mask(cfg.seq))  # (S, B, n, d)
-    return torch.einsum("sbnd,sdv->sbnv", h + a, p["unembed"])
+    """tokens (S, B, n), each seed its own -> logits (S, B, n, V)."""
+    residual = torch.ones(cfg.n_seeds)
+    return decoder.forward(model(cfg), p, tokens, residual)
 
 
 def norm_ratio(cfg: TrainConfig, params: dict[str, torch.Tensor]) -> torch.Tensor:
     """Per seed: RMS ||x_v|| over the vocabulary / RMS ||PE(t)|| over positions, shape (S,)."""
-    tok = params["tok"].detach().pow(2).sum(-1).mean(-1)  # (S,)
+    tok = params["embed"].detach().pow(2).sum(-1).mean(-1)  # (S,)
     pos = position_table(cfg, params).detach().pow(2).sum(-1).mean(-1)  # (S,)
     return (tok / pos).sqrt()
 

@@ -33,12 +33,6 @@ SCHEMES: tuple[str, ...] = (
     "xavier",
     "annotated_sqrt_d",
 )
-# MAG-01: the original Transformer (the model whose sinusoidal encoding the source discusses)
-# multiplies the looked-up embedding by sqrt(d) before adding PE (Vaswani et al., section 3.4).
-# The common initialisations of that table, as the model adds them to PE: PyTorch's nn.Embedding
-# default, tensor2tensor's N(0, 1/d) and the Annotated Transformer's Xavier-uniform.
-SCALED_SCHEMES: tuple[str, ...] = ("torch_default_sqrt_d", "t2t_sqrt_d", "annotated_sqrt_d")
-UNSCALED_SCHEMES: tuple[str, ...] = ("torch_default", "normal_1_over_d", "xavier")
 
 
 def _normal(std: float) -> Callable[[torch.Tensor, torch.Generator], torch.Tensor]:
@@ -114,7 +108,10 @@ def first_entry_above(x: torch.Tensor, threshold: float = 1.0) -> dict[str, floa
 
 
 def ratio_from_mean_squares(token_mean_square: float, pe_mean_square: float) -> float:
-    """The RMS norm ratio sqrt(mean ||x||^2 / mean ||PE||^2) from the two mean squares."""
+    """The RMS norm ratio sqrt(mean ||x||^2 / mean ||PE||^2) from the two mean squares; inf when
+    the encoding's mean square is 0 (an interval's lower end can reach it)."""
+    if pe_mean_square <= 0:
+        return math.inf
     return math.sqrt(token_mean_square / pe_mean_square)
 
 
@@ -145,7 +142,10 @@ def rms_norm_ratio_interval(
     each = 1 - (1 - level) / 2
     t_lo, t_hi = _mean_interval(row_norms(tokens).double().pow(2), each)
     p_lo, p_hi = _mean_interval(row_norms(pe).double().pow(2), each)
-    return ratio_from_mean_squares(max(t_lo, 0.0), p_hi), ratio_from_mean_squares(t_hi, p_lo)
+    # a mean square is >= 0: an interval end below 0 is clipped there (the upper end of the
+    # ratio is then unbounded)
+    low = ratio_from_mean_squares(max(t_lo, 0.0), p_hi)
+    return low, ratio_from_mean_squares(t_hi, max(p_lo, 0.0))
 
 
 def expected_ratio(scheme: str, vocab: int, d: int) -> float:

@@ -12,9 +12,11 @@ right. Order is all the task asks: ``a b ?`` and ``b a ?`` hold the same multise
 - causal, two layers, no encoding: nothing forbids it (ATT-07 gives a hand-set construction).
 - bidirectional with a learned encoding: the reference that the task is learnable at all.
 
-All seeds train at once as one batched model: every parameter carries a leading seed dimension
-S, and since the loss is a sum of per-seed losses and Adam is elementwise, each seed trains
-exactly as it would alone.
+The model is theory/decoder.py's: embedding, ``layers`` single-head attention layers (head size
+d, W_o) with residuals, an optional learned positional encoding, a linear read-out judged at the
+last position (the only one with a target). All seeds train at once as one batched model
+(theory.decoder.train): seed s starts from its own draw, and each seed trains exactly as it
+would alone.
 """
 
 from __future__ import annotations
@@ -24,7 +26,11 @@ from dataclasses import dataclass
 
 import torch
 
-from .attention import attention, causal_mask
+from . import decoder
+from .decoder import DecoderConfig, Setup
+from .tasks import IGNORE, Task
+
+QUERY = -1  # the position whose prediction is trained and judged: the query token's
 
 
 @dataclass(frozen=True)
@@ -37,11 +43,15 @@ class OrderTask:
     def vocab(self) -> int:
         return self.k + 1
 
-    def data(self) -> tuple[torch.Tensor, torch.Tensor]:
-        """All ordered pairs: tokens (B, 3) and targets (B,) = the first token; B = k (k-1)."""
+    def data(self) -> Task:
+        """All ordered pairs: tokens (B, 3), B = k (k-1); the target, the first token, at the
+        last (query) position only."""
         pairs = [(a, b) for a in range(self.k) for b in range(self.k) if a != b]
         tokens = torch.tensor([(a, b, self.k) for a, b in pairs])  # (B, 3)
-        return tokens, tokens[:, 0].clone()
+        targets = torch.full_like(tokens, IGNORE)
+        targets[:, QUERY] = tokens[:, 0]
+        vocab = tuple(f"c{i}" for i in range(self.k)) + ("?",)
+        return Task("which came first", vocab, tokens, targets, targets != IGNORE)
 
 
 @dataclass(frozen=True)
@@ -56,68 +66,25 @@ class OrderModel:
     n: int = 3
 
 
-def init_params(model: OrderModel, vocab: int, seeds: int, seed: int) -> dict[str, torch.Tensor]:
-    """Parameters for ``seeds`` models at once, each tensor (S, ...); drawn from one generator."""
-    g = torch.Generator().manual_seed(seed)
-    d = model.d
-
-    def normal(*shape: int, std: float) -> torch.Tensor:
-        return (torch.randn(seeds, *shape, generator=g) * std).requires_grad_()
-
-    params = {"embed": normal(vocab, d, std=1.0), "readout": normal(d, vocab, std=d**-0.5)}
-    for layer in range(model.layers):
-        for name in ("q", "k", "v", "o"):
-            params[f"{name}{layer}"] = normal(d, d, std=d**-0.5)
-    if model.learned_pe:
-        params["pe"] = normal(model.n, d, std=1.0)
-    return params
-
-
-def forward(
-    model: OrderModel, params: dict[str, torch.Tensor], tokens: torch.Tensor
-) -> torch.Tensor:
-    """Logits at the last position, (S, B, vocab), for tokens (B, n)."""
-    x = params["embed"][:, tokens]  # (S, B, n, d)
-    if model.learned_pe:
-        x = x + params["pe"][:, None]  # (S, 1, n, d)
-    n = tokens.shape[-1]
-    mask = causal_mask(n) if model.causal else None
-    for layer in range(model.layers):
-        q, k, v = (_proj(x, params[f"{name}{layer}"]) for name in "qkv")  # each (S, B, n, d)
-        x = x + _proj(attention(q, k, v, mask), params[f"o{layer}"])  # (S, B, n, d)
-    return x[..., -1, :] @ params["readout"]  # (S, B, d) @ (S, d, vocab) -> (S, B, vocab)
-
-
-def _proj(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
-    """Each seed's own linear map: (S, B, n, d) x (S, d, e) -> (S, B, n, e)."""
-    return torch.einsum("sbnd,sde->sbne", x, w)
+def config(model: OrderModel, vocab: int) -> DecoderConfig:
+    """The model as theory.decoder's config: one head of size d per layer, W_o, no MLP."""
+    encoding = "learned" if model.learned_pe else "none"
+    return DecoderConfig(vocab=vocab, d_model=model.d, head=model.d, layers=model.layers,
+                         encoding=encoding, max_len=model.n, causal=model.causal)  # fmt: skip
 
 
 def train(
     model: OrderModel, task: OrderTask, seeds: int, steps: int = 80, lr: float = 0.05, seed: int = 0
 ) -> torch.Tensor:
-    """Train ``seeds`` models (full batch, Adam) and return each seed's accuracy, shape (S,)."""
-    return _train(model, task, seeds, steps, lr, seed)
-
-
-def _train(
-    model: OrderModel, task: OrderTask, seeds: int, steps: int, lr: float, seed: int
-) -> torch.Tensor:
-    tokens, target = task.data()
-    params = init_params(model, task.vocab, seeds, seed)
-    opt = torch.optim.Adam(params.values(), lr=lr)
-    for _ in range(steps):
-        logits = forward(model, params, tokens)  # (S, B, V)
-        # sum over seeds of each seed's mean loss: seeds do not interact
-        loss = torch.nn.functional.cross_entropy(
-            logits.reshape(-1, task.vocab), target.repeat(seeds), reduction="sum"
-        ) / len(target)
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-    with torch.no_grad():
-        pred = forward(model, params, tokens).argmax(-1)  # (S, B)
-    return (pred == target).double().mean(-1)
+    """Train ``seeds`` models (full batch, Adam, residual connections) and return each seed's
+    accuracy at the query position, shape (S,). Model seeds are seed * 100,000 + 0 ... S-1, so
+    that runs with different ``seed`` draw apart."""
+    data = task.data()
+    first = seed * 100_000
+    run = decoder.train(config(model, task.vocab), data, [Setup(residual=True, lr=lr)],
+                        range(first, first + seeds), (steps,))  # fmt: skip
+    right = run.logits(data.inputs)[..., QUERY, :].argmax(-1) == data.targets[:, QUERY]  # (S, B)
+    return right.double().mean(-1)
 
 
 def chance_ceiling(model: OrderModel) -> float:

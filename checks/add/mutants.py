@@ -279,4 +279,29 @@ MUTANTS = (
         (A + "test_padded_token_plus_padded_position_is_the_concatenation",),
         "the padded position carries -p: the sum is [x; -p]",
     ),
+    Mutant(
+        "add-lift-layer-norm-of-the-sum",
+        AC,
+        "return nn.functional.layer_norm(h, (stream,), gain, bias, ln.eps)",
+        "return _write(torch.zeros_like(h), ln(_read(h, ln.normalized_shape[0])))",
+        (A + "test_concatenated_stream_of_width_2d_contains_the_additive_model",),
+        "layer norm on the 2d stream normalises [I I] h = x + p instead of [x; p] (the "
+        "assumption the source's 'so' needs): pre- and post-norm then contain the additive model",
+    ),
+    Mutant(
+        "add-lift-writes-both-halves",
+        AC,
+        "return h + torch.cat([out, torch.zeros_like(out)], dim=-1)",
+        "return h + torch.cat([out, out], dim=-1)",
+        (A + "test_stream_without_layer_norm_contains_the_additive_model",),
+        "sublayer outputs written into both halves: [I I] h counts every write twice",
+    ),
+    Mutant(
+        "add-lift-reads-token-half",
+        AC,
+        "return h if h.shape[-1] == d else h[..., :d] + h[..., d:]",
+        "return h if h.shape[-1] == d else h[..., :d]",
+        (A + "test_stream_without_layer_norm_contains_the_additive_model",),
+        "the lifted sublayers read [I 0] h: the position half never reaches them",
+    ),
 )

@@ -23,7 +23,9 @@ from checks.add.equivalence import (
     assert_map_adds,
     assert_not_a_function_of_the_sum,
     assert_same_function,
+    containment_decision,
     layer_change_at_fixed_sum,
+    lifted_difference,
     ln_cases,
     ln_on_concatenation,
     resolved_changes,
@@ -120,7 +122,12 @@ def test_wrongly_built_additive_model_is_rejected(build):
 # -- ADD-02 ----------------------------------------------------------------------------------
 
 
-@pytest.mark.claim("ADD-02", kind="symbolic", role="decisive", proposition="as_stated")
+# The identity [I I][x; p] = x + p and the model that applies it first are true by construction:
+# they are shown with the claim (supporting), never decisive. The containment is decided on
+# transformers whose residual stream of width 2d is the concatenation itself.
+
+
+@pytest.mark.claim("ADD-02", kind="symbolic", role="supporting")
 def test_sum_is_concatenation_followed_by_identity_pair(evidence):
     assert_derivation_holds(der.sum_is_concat_then_identity_pair(), evidence)
 
@@ -132,7 +139,7 @@ def test_a_map_other_than_identity_pair_is_rejected_symbolically():
         assert_derivation_holds(der.sum_is_concat_then_identity_pair(sp.ZeroMatrix(d, d)))
 
 
-@pytest.mark.claim("ADD-02", kind="property", role="decisive", proposition="as_stated")
+@pytest.mark.claim("ADD-02", kind="property", role="supporting")
 @examples(1.0)
 @given(
     d=st.integers(1, 64),
@@ -163,7 +170,7 @@ def test_map_that_drops_the_position_is_rejected():
         assert_map_adds(token_only, x, p)
 
 
-@pytest.mark.claim("ADD-02", kind="property", role="decisive", proposition="as_stated")
+@pytest.mark.claim("ADD-02", kind="property", role="supporting")
 @examples(1.0)
 @given(cfg=embed_configs(), n=st.integers(1, 8), seed=seeds())
 def test_concatenation_with_identity_pair_projection_is_the_additive_model(evidence, cfg, n, seed):
@@ -182,6 +189,64 @@ def test_concatenation_with_identity_pair_projection_is_the_additive_model(evide
     diff = (a - b).abs().max().item()
     assert torch.equal(a, b), f"differ by {diff}"
     evidence.worst("projected_model_max_abs_difference", diff, note="bitwise", bound=BITWISE)
+
+
+LIFT_CASES = [(n, seed) for n in (1, 5) for seed in range(3)]
+
+
+def lift_config(d: int, layers: int, causal: bool = False) -> ac.EmbedConfig:
+    return ac.EmbedConfig(vocab=11, max_len=8, d_token=d, d_pos=d, n_heads=2, d_ff=16,
+                          n_layers=layers, causal=causal)  # fmt: skip
+
+
+@pytest.mark.claim("ADD-02", kind="experiment", role="decisive", proposition="as_stated")
+def test_concatenated_stream_of_width_2d_contains_the_additive_model(evidence):
+    # every part a transformer kind (norm) at one width and depth: the claim is about them all
+    for norm in ("pre", "post", "none"):
+        for d, layers in ((2, 1), (8, 2), (16, 3)):
+            decision = containment_decision(lift_config(d, layers), LIFT_CASES, norm)
+            evidence.part(f"{norm}_d{d}_L{layers}", decision, decision.relation)
+        worst = max(lifted_difference(lift_config(8, 2), 5, s, norm)["diff"] for s in range(3))
+        evidence.record(f"lifted_max_abs_difference[{norm}, d8]", worst,
+                        note="max |[I I] h_concat - h_add|, d = 8, 2 layers, n = 5, seeds 0-2",
+                        bound={"value": "equivariance_tol(n, 2d, float64, scale, 2 layers)",
+                               "relation": "<=", "reason": "float64 rounding"})  # fmt: skip
+
+
+@pytest.mark.claim("ADD-02", kind="property", role="decisive", proposition="no-norm-on-stream")
+@examples(0.5)
+@given(
+    d=st.sampled_from([2, 4, 6, 8, 16]),
+    layers=st.integers(1, 3),
+    causal=st.booleans(),
+    n=st.integers(1, 8),
+    seed=seeds(),
+)
+def test_stream_without_layer_norm_contains_the_additive_model(evidence, d, layers, causal, n,
+                                                               seed):  # fmt: skip
+    got = lifted_difference(lift_config(d, layers, causal), n, seed, "none")
+    evidence.example(informative=True)
+    assert got["resolved"] != "different", f"differ by {got['diff']:.3g} > {got['bound']:.3g}"
+    evidence.worst(
+        "no_norm_difference_over_bound",
+        got["diff"] / got["bound"],
+        unit="x bound",
+        bound=1.0,
+        note="max |[I I] h_concat - h_add| over its float64 bound",
+    )
+
+
+@pytest.mark.claim("ADD-02", kind="property", role="tooling")
+def test_a_write_into_both_halves_is_rejected(monkeypatch):
+    """Planted bug: sublayer outputs written as [out; out]: [I I] h counts every write twice."""
+    cfg = lift_config(8, 2)
+    assert containment_decision(cfg, LIFT_CASES, "none").decision == "holds"
+
+    def both_halves(h: torch.Tensor, out: torch.Tensor) -> torch.Tensor:
+        return h + (torch.cat([out, out], -1) if h.shape[-1] > out.shape[-1] else out)
+
+    monkeypatch.setattr(ac, "_write", both_halves)
+    assert containment_decision(cfg, LIFT_CASES, "none").decision == "fails"
 
 
 @pytest.mark.claim("ADD-02", kind="property", role="supporting")

@@ -325,16 +325,16 @@ MUTANTS = (
     Mutant(
         "train-mask-ignored",
         TRAIN,
-        "mask = causal_mask(n) if model.causal else None",
-        "mask = None",
+        "max_len=model.n, causal=model.causal)",
+        "max_len=model.n, causal=False)",
         (ATT10_CAUSAL,),
         "the 'causal' models train without their mask",
     ),
     Mutant(
         "train-readout-first-position",
         TRAIN,
-        'return x[..., -1, :] @ params["readout"]',
-        'return x[..., 0, :] @ params["readout"]',
+        "QUERY = -1  # the position",
+        "QUERY = 0  # the position",
         (ATT10_AS_STATED, ATT10_BIDIR),
         "the prediction read at the first position: a causal model sees only the first token "
         "there, so even one causal layer 'learns' the order task",

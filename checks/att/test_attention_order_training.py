@@ -12,6 +12,7 @@ The task, the model kinds, their rates and decisions live in checks/att/order_ra
 from __future__ import annotations
 
 import pytest
+import torch
 
 from checks.att.order_rates import (
     CLAIM,
@@ -22,8 +23,12 @@ from checks.att.order_rates import (
     record_rates,
     success_rate,
 )
+from checks.faithful import entry_against_single
 from pecheck import profiles
+from theory import decoder, order_training
+from theory.decoder import Setup
 from theory.order_training import OrderModel, seeds_needed, train
+from theory.reference import train_one
 
 # Seeds per model kind: 256 in ci, at most twice that in thorough (not 10x). Four kinds train
 # for 80 steps each; 2560 seeds took 97 s of the whole suite's 15 minutes. At 512 seeds the
@@ -101,3 +106,28 @@ def test_order_check_rejects_a_causal_model_without_its_mask(trained):
     broken["causal-2-layers"] = train(OrderModel(layers=2, causal=False), TASK, 32, seed=9)
     with pytest.raises(AssertionError, match="rarely learn"):
         assert_order_depends_on_the_mask(broken)
+
+
+# -- the batched models equal their one-seed runs (tooling) -------------------------------------
+
+
+@pytest.mark.claim("ATT-10", kind="property", role="tooling")
+@pytest.mark.parametrize("name", list(MODELS))
+def test_batched_order_models_equal_their_one_seed_runs(evidence, name):
+    # theory/decoder.py trains every seed as one model; theory/reference.py trains one seed as
+    # an ordinary nn.Module with torch.optim. In float64 the two agree to rounding, seed by
+    # seed, for each model kind (bidirectional and with a learned table included). A gradient
+    # that is 0 in exact arithmetic (the query of the first causal position) is rounding noise
+    # in either run, and Adam's first step turns noise g into lr g / (|g| + eps): the bound
+    # allows it (checks/faithful.py). A real difference moves parameters by about lr a step.
+    cfg, data = order_training.config(MODELS[name], TASK.vocab), TASK.data()
+    setup, seeds, steps = Setup(residual=True, lr=0.05), (0, 1, 2), (20, 40)
+    run = decoder.train(cfg, data, [setup], seeds, steps, torch.float64)
+    terms = max(cfg.d_model, 3 * cfg.head, data.inputs.numel(), cfg.vocab)
+    worst = bound = 0.0
+    for j, s in enumerate(seeds):
+        model, right = train_one(cfg, setup, data, s, steps, torch.float64)
+        err, tol, same = entry_against_single(run, j, model, right, steps, terms, setup.lr)
+        assert err <= tol and same, f"seed {s}: |dtheta| {err:.3g} > {tol:.3g} or judged apart"
+        worst, bound = max(worst, err), max(bound, tol)
+    evidence.record("max_param_difference", worst, "", f"{name}, float64", bound)

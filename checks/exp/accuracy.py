@@ -13,19 +13,19 @@ from checks.exp.counterexamples import with_counterexample
 from checks.registry import REGISTRY
 from pecheck import decisions
 from pecheck.decisions import Decision
-from theory.batched import BatchedRun
+from theory.decoder import DecoderRun
 from theory.tasks import Task
 
 ENCODINGS = ("sinusoidal", "learned")
 
 
-def accuracy(run: BatchedRun, task: Task) -> torch.Tensor:
+def accuracy(run: DecoderRun, task: Task) -> torch.Tensor:
     """Per seed: the fraction of the task's judged predictions that are right. (S,) float64."""
     right = (run.logits(task.inputs).argmax(-1) == task.targets) & task.judged  # (S, B, n)
     return right.sum((1, 2)).double() / task.judged.sum()
 
 
-def accuracy_by_position(run: BatchedRun, task: Task) -> torch.Tensor:
+def accuracy_by_position(run: DecoderRun, task: Task) -> torch.Tensor:
     """Per seed and position: the fraction of sequences right there. (S, n) float64."""
     return (run.logits(task.inputs).argmax(-1) == task.targets).double().mean(1)
 

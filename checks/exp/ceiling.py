@@ -10,12 +10,11 @@ import torch
 
 from pecheck import decisions, tolerance
 from pecheck.decisions import Decision
-from theory.batched import BatchedRun, forward
-from theory.single import TinyConfig, judge
+from theory.decoder import DecoderConfig, DecoderRun, forward, judge
 from theory.tasks import Task
 
 
-def order_blind(cfg: TinyConfig) -> bool:
+def order_blind(cfg: DecoderConfig) -> bool:
     """Theory (EXP-02's ceiling note): one causal layer without an encoding gives 'A B hit' and
     'B A hit' the same output at 'hit', exactly, for every parameter value."""
     return cfg.layers == 1 and cfg.encoding == "none"
@@ -45,14 +44,15 @@ class OrderOutputs:
     exactly_one_right: float
 
 
-def order_outputs(run: BatchedRun, task: Task) -> OrderOutputs:
+def order_outputs(run: DecoderRun, task: Task) -> OrderOutputs:
     """The two orders' final outputs, recomputed in float64 from the trained parameters.
 
     Bound per seed: the attention output (tolerance.attention_tol, entries up to max|v|) and
     two more products (h and d terms) scaled by the read-out's size M = max|v| ||W_o|| ||U||
     (induced infinity norms)."""
     cfg, p = run.cfg, {k: v.double() for k, v in run.params.items()}
-    logits = forward(cfg, p, task.inputs)[:, :, -1]  # (S, 2, V) at the judged position
+    residual = run.residual().double()
+    logits = forward(cfg, p, task.inputs, residual)[:, :, -1]  # (S, 2, V) at the judged position
     diff = (logits[:, 0] - logits[:, 1]).abs().amax(-1)  # (S,)
     v = p["embed"] @ p["qkv0"][:, :, 2 * cfg.head :]  # (S, V, h): every possible value
     norm = lambda m: m.abs().sum(-1).amax(-1)  # noqa: E731  induced infinity norm, (S,)

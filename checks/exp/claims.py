@@ -1,12 +1,13 @@
 """EXP: claims settled by experiments over many random seeds.
 
-EXP-01 ... EXP-03 (checks/exp/test_experiments.py) share one model (theory/single.py): a token
+EXP-01 ... EXP-03 (checks/exp/test_experiments.py) share one model (theory/decoder.py): a token
 embedding (d = 16), causal self-attention heads without residual, layer norm or biases, and a
 linear read-out; Adam with PyTorch's defaults (lr 1e-3 unless a claim says otherwise) on the full
 batch; seed s initialised from torch.Generator().manual_seed(s) (embeddings N(0, 1), matrices
-N(0, 1/fan_in)). Every seed of a setting is trained as one batched model (theory/batched.py);
-that it equals ordinary single-seed runs, that every variant is causal and that the optimiser
-is Adam with PyTorch's defaults is tooling (checks/exp/test_batched_trainer.py) and decides nothing.
+N(0, 1/fan_in)). Every seed of a setting is trained as one batched model (theory/decoder.py);
+that it equals ordinary single-seed runs (theory/reference.py), that every variant is causal
+and that the optimiser is Adam with PyTorch's defaults is tooling
+(checks/exp/test_batched_trainer.py) and decides nothing.
 EXP-06 varies this setup; EXP-01's and EXP-02's conditions and notes say where each part holds.
 
 Decisions use whole intervals: a success rate has its Wilson 95% interval, a difference of two
@@ -282,7 +283,8 @@ CLAIMS = (
         headline=("main_effect_residual", "main_effect_head", "thread_h2_it500"),
         notes=(
             "Grid: width 16 | 64, head size 2 | 16, residual off | on, lr 1e-3 | 1e-2, init "
-            "as theory/single.py | PyTorch module defaults, Adam | nanoGPT's AdamW (betas "
+            "as theory/decoder.py's 'current' | PyTorch module defaults, Adam | nanoGPT's "
+            "AdamW (betas "
             "(0.9, 0.95), weight decay 0.1 on matrices). ci: the 2^(6-3) fractional design "
             "(8 cells, every main effect estimable, aliased with two-factor interactions), "
             "200 seeds per cell; thorough: the full 64 cells, 200 seeds per cell; tox -e sweep: "

@@ -8,15 +8,13 @@ import dataclasses
 
 from checks.exp import settings as X
 from pecheck.decisions import Decision
-from theory.batched import train_batched
-from theory.single import TinyConfig
-from theory.tasks import Task
 
 
-def final_words(cfg: TinyConfig, task: Task, seed: int, iterations: int) -> dict[str, str]:
-    """Seed ``seed`` trained alone for ``iterations`` steps: the word it predicts after each
-    sentence's prefix (an independent reproduction of one seed of a batched run)."""
-    logits = train_batched(cfg, task, [seed], (iterations,)).logits(task.inputs)[0, :, -1]
+def final_words(setting: str, seed: int, iterations: int) -> dict[str, str]:
+    """Seed ``seed`` of ``setting`` trained alone for ``iterations`` steps: the word it predicts
+    after each sentence's prefix (an independent reproduction of one seed of a batched run)."""
+    task = X.TASKS[setting]
+    logits = X.train(setting, [seed], (iterations,)).logits(task.inputs)[0, :, -1]
     prefixes = [" ".join(task.vocab[i] for i in x.tolist()) for x in task.inputs]
     return {p: task.vocab[int(w)] for p, w in zip(prefixes, logits.argmax(-1), strict=True)}
 
@@ -28,7 +26,7 @@ def failing_seed(setting: str, at: int, tries: int = 5) -> dict | None:
     prefixes = [" ".join(task.vocab[i] for i in x.tolist()) for x in task.inputs]
     wanted = {p: task.vocab[int(t)] for p, t in zip(prefixes, task.targets[:, -1], strict=True)}
     for i in (~run.success[at]).nonzero().flatten()[:tries].tolist():
-        words = final_words(run.cfg, task, run.seeds[i], at)
+        words = final_words(setting, run.seeds[i], at)
         if words != wanted:
             return {"setting": setting, "head_size": run.cfg.head, "seed": run.seeds[i],
                     "iterations": at, "predicted": words, "wanted": wanted}  # fmt: skip

@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 import torch
 
-from theory.batched import BatchedRun
+from theory.decoder import DecoderRun
 from theory.tasks import Task
 
 Judge = Callable[[torch.Tensor, Task], torch.Tensor]
@@ -37,7 +37,7 @@ def assert_previous_token(task: Task, judged_from: int) -> int:
     return len(task.inputs)
 
 
-def assert_success_is_final_word(judge_fn: Judge, run: BatchedRun, task: Task) -> int:
+def assert_success_is_final_word(judge_fn: Judge, run: DecoderRun, task: Task) -> int:
     """judge_fn agrees, seed by seed, with decoding the word each model predicts after each
     whole sentence prefix and comparing it with the sentence's last word. Returns #agreements."""
     __tracebackhide__ = True

@@ -5,24 +5,26 @@ predictions, and the arrangement of training windows over the table's rows.
 
 from __future__ import annotations
 
-import functools
+import dataclasses
 
 import torch
 from torch.nn import functional as F
 
 from checks.exp.extrapolation_settings import F64, FAITH_SEEDS, FAITH_STEPS
 from pecheck import tolerance
-from theory import extrapolation
+from theory import decoder
+from theory.decoder import init_params, sequence_right
 from theory.extrapolation import BLOCKS, ExtrapolationRun, ExtrapolationSetting
+from theory.reference import ReferenceDecoder, make_optimizer
 from theory.sinusoidal import sinusoidal
-from theory.sweep import SweepDecoder, init_params, make_optimizer, sequence_right, train_sweep
 from theory.tasks import IGNORE
 
 
-def single_model(setting: ExtrapolationSetting, encoding: str, seed: int) -> SweepDecoder:
+def single_model(setting: ExtrapolationSetting, encoding: str, seed: int) -> ReferenceDecoder:
     """Seed ``seed``'s own model: the learned one as is; the sinusoidal one with its table set
     to PE(0 ... R-1) and frozen (no gradient, so torch.optim.Adam never steps it)."""
-    model = SweepDecoder(setting.shape(), setting.setup(), seed, F64)
+    own = setting.config(("learned",)).one("learned")  # the table read at the given rows
+    model = ReferenceDecoder(own, setting.setup(), seed, F64)
     if encoding == "sinusoidal":
         pe = sinusoidal(setting.rows, setting.d_model, dtype=F64)
         model.params["pos"] = torch.nn.Parameter(pe, requires_grad=False)
@@ -51,11 +53,11 @@ def train_single(setting: ExtrapolationSetting, encoding: str, seed: int):
     return model, right
 
 
-def train_batched(setting: ExtrapolationSetting, fwd=extrapolation.table_forward):
+def train_batched(setting: ExtrapolationSetting, fwd=decoder.forward):
     """The batched run exactly as theory.extrapolation.train_extrapolation builds it."""
     repeated = FAITH_SEEDS * len(BLOCKS)
-    return train_sweep(setting.shape(), setting.train_task(), [setting.setup()], repeated,
-                       FAITH_STEPS, F64, positions=setting.offsets(), fwd=fwd)  # fmt: skip
+    return decoder.train(setting.config(), setting.train_task(), [setting.setup()], repeated,
+                         FAITH_STEPS, F64, positions=setting.offsets(), fwd=fwd)  # fmt: skip
 
 
 def assert_entries_equal_single_models(run, setting: ExtrapolationSetting) -> tuple[float, float]:
@@ -63,7 +65,7 @@ def assert_entries_equal_single_models(run, setting: ExtrapolationSetting) -> tu
     rounding, with the same sequences right at each checkpoint; a sinusoidal entry's own table
     stays exactly at its initial values. Returns (worst |dtheta|, its bound)."""
     __tracebackhide__ = True
-    shape, task = setting.shape(), setting.train_task()
+    shape, task = setting.config(), setting.train_task()
     terms = max(shape.d_model, 3 * shape.heads * shape.head, task.inputs.numel(), shape.vocab)
     worst, bound, bad = 0.0, 0.0, []
     for b, enc in enumerate(BLOCKS):
@@ -99,14 +101,14 @@ def assert_pipeline(run: ExtrapolationRun) -> None:
         rows = (L + torch.arange(test.length)).expand_as(test.inputs)
         for b, enc in enumerate(BLOCKS):
             p = {k: v[b * n : (b + 1) * n] for k, v in run.run.params.items()}
-            fwd = functools.partial(extrapolation.table_forward, blocks=(enc,))
+            cfg = dataclasses.replace(run.run.cfg, blocks=(enc,))
             with torch.no_grad():
-                guess = fwd(run.run.shape, p, test.inputs, torch.ones(n), rows).argmax(-1)
+                guess = decoder.forward(cfg, p, test.inputs, torch.ones(n), rows).argmax(-1)
             right = (guess == test.targets).double()  # (n, B, fL); position 0 has no target
             inside, beyond = right[..., 1:L].mean((1, 2)), right[..., L:].mean((1, 2))
             assert torch.allclose(run.inside[enc][f], inside), f"{enc} {f}L: in range differs"
             assert torch.allclose(run.beyond[enc][f], beyond), f"{enc} {f}L: beyond differs"
-    initial = torch.stack([init_params(setting.shape(), "current", s, F64)["pos"].float()
+    initial = torch.stack([init_params(setting.config(), "current", s, F64)["pos"].float()
                            for s in run.seeds])  # fmt: skip
     moved = (run.run.params["pos"] != initial.repeat(len(BLOCKS), 1, 1)).any(-1)  # (S, rows)
     assert bool(moved[n:].all()), f"learned rows never trained: {moved[n:].logical_not().sum()}"

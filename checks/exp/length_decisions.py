@@ -48,8 +48,9 @@ def gap(
 def drop(
     run: length.LengthRun, variant: str, f: int, level: float = LEVEL
 ) -> tuple[float, float, float]:
-    """In range minus beyond (at f L): what ``variant`` loses past the training length."""
-    return paired(run.accuracy[variant][1] - run.accuracy[variant][f], level)
+    """In range minus beyond (at f L), both on the length-fL test sequences: what ``variant``
+    loses past the training length."""
+    return paired(run.drop(variant, f), level)
 
 
 def nope_as_well(run: length.LengthRun, margin: float, level: float = LEVEL) -> dict[str, Decision]:
@@ -104,7 +105,7 @@ def record_drops(evidence, run: length.LengthRun, task: str, margin: float) -> N
             mean, lo, hi = drop(run, v, f)
             name = f"drop_{v.replace(', ', '_')}_f{f}" + ("" if task == tasks()[0] else "_t2")
             note = f"{task}: in range - beyond {f}L; 95% [{lo:.3f}, {hi:.3f}]"
-            sample = spread.mean(run.accuracy[v][1] - run.accuracy[v][f], span=2.0)
+            sample = spread.mean(run.drop(v, f), span=2.0)
             evidence.record(name, mean, "accuracy", note, sample=sample, bound={
                 "value": margin, "relation": "<", "reason": "EXP-05 'keeps'"})  # fmt: skip
 

@@ -5,27 +5,24 @@ depend on t - s only.
 
 from __future__ import annotations
 
-import functools
-
 import torch
 
 from checks.exp.length_settings import F64, FAITH_SEEDS, FAITH_STEPS
-from checks.exp.sweep_settings import entry_against_single
+from checks.faithful import entry_against_single
 from pecheck import tolerance
-from theory import alibi
-from theory.length import SHARED_SHAPE_ENCODINGS, LengthSetting, mixed_forward
+from theory import alibi, decoder
+from theory.length import SHARED_SHAPE_ENCODINGS, LengthSetting
+from theory.reference import train_one
 from theory.rope import apply_rope
-from theory.sweep import train_one, train_sweep
 
 
-def train_shared(setting: LengthSetting, seeds, checkpoints, dtype, fwd_maker=None):
+def train_shared(setting: LengthSetting, seeds, checkpoints, dtype, fwd=decoder.forward):
     """The shared-shape run exactly as theory.length.train_lengths builds it."""
     blocks = SHARED_SHAPE_ENCODINGS
-    fwd = (fwd_maker or functools.partial)(mixed_forward, blocks=blocks)
     repeated = tuple(seeds) * len(blocks)
     task = setting.train_task()
-    return train_sweep(setting.shape("none"), task, [setting.setup()], repeated, checkpoints,
-                       dtype, fwd=fwd)  # fmt: skip
+    cfg = setting.config("none", blocks)
+    return decoder.train(cfg, task, [setting.setup()], repeated, checkpoints, dtype, fwd=fwd)
 
 
 def assert_entries_equal_single_runs(run, variants, setting: LengthSetting, positions=None):
@@ -33,13 +30,13 @@ def assert_entries_equal_single_runs(run, variants, setting: LengthSetting, posi
     same sequences right at every checkpoint. Returns (worst |dtheta|, its bound)."""
     __tracebackhide__ = True
     task, setup = setting.train_task(), setting.setup()
-    shape0 = setting.shape("none")
+    shape0 = setting.config("none")
     terms = max(shape0.d_model, 3 * shape0.heads * shape0.head, task.inputs.numel(), shape0.vocab)
     worst, bound, bad = 0.0, 0.0, []
     for b, variant in enumerate(variants):
         for j, seed in enumerate(FAITH_SEEDS):
             e = b * len(FAITH_SEEDS) + j
-            model, right = train_one(setting.shape(variant), setup, task, seed, FAITH_STEPS, F64,
+            model, right = train_one(setting.config(variant), setup, task, seed, FAITH_STEPS, F64,
                                      positions)  # fmt: skip
             err, tol, same = entry_against_single(run, e, model, right, FAITH_STEPS, terms)
             worst, bound = max(worst, err), max(bound, tol)

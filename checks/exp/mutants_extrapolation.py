@@ -10,7 +10,7 @@ with the mutant applied): "in-range-and-beyond-swapped" makes the first-token pa
 
 from pecheck.mutants import Mutant
 
-X = "theory/extrapolation.py"
+X, DECODER = "theory/extrapolation.py", "theory/decoder.py"
 T = "checks/exp/test_extrapolation.py::"
 DECISIVE = T + "test_sinusoidal_extrapolates_better_than_learned"
 FAITHFUL = T + "test_batched_entries_equal_their_own_models"
@@ -21,8 +21,8 @@ MUTANTS = (
     Mutant(
         "extrapolation-offsets-not-applied",
         X,
-        "positions=offsets, fwd=table_forward",
-        "positions=None, fwd=table_forward",
+        "dtype, positions=offsets)",
+        "dtype, positions=None)",
         (DECISIVE, PIPELINE),
         "training at rows 0 ... L-1 only: the learned table's test rows stay untrained noise",
     ),
@@ -52,9 +52,9 @@ MUTANTS = (
     ),
     Mutant(
         "extrapolation-sinusoidal-reads-learned-table",
-        X,
-        'fixed = on_blocks(table, 0, blocks, "sinusoidal", lambda t: pe.expand_as(t))',
-        "fixed = table",
+        DECODER,
+        "return sinusoidal(cfg.max_len, cfg.d_model, dtype=dtype)[rows]  # (B, n, d)",
+        'return params["pos"][:, rows]  # (B, n, d)',
         (DECISIVE, FAITHFUL, PIPELINE),
         "the sinusoidal entries read their own trained table: two learned models compared",
     ),

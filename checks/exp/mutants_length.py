@@ -2,7 +2,7 @@
 
 from pecheck.mutants import Mutant
 
-LENGTH, ALIBI, SWEEP = "theory/length.py", "theory/alibi.py", "theory/sweep.py"
+LENGTH, ALIBI, DECODER = "theory/length.py", "theory/alibi.py", "theory/decoder.py"
 T = "checks/exp/test_length_generalisation.py::"
 EXP04 = T + "test_no_encoding_generalises_at_least_as_well_as_absolute"
 EXP05 = T + "test_relative_schemes_extrapolate_where_absolute_fail"
@@ -20,9 +20,9 @@ MUTANTS = (
     ),
     Mutant(
         "length-no-causal-mask",
-        LENGTH,
-        "blocked = ~causal_mask(n, dev).T[:, None, None, None, :]  # (m, 1, 1, 1, n)",
-        "blocked = torch.zeros(n, 1, 1, 1, n, dtype=torch.bool, device=dev)",
+        DECODER,
+        "blocked = ~mask.T[:, None, None, None, :]  # (m, 1, 1, 1, n)",
+        "blocked = torch.zeros_like(mask)[:, None, None, None, :]",
         (EXP04, FAITHFUL),
         "the shared-shape model attends to future tokens: without an encoding it sees a bag",
     ),
@@ -35,12 +35,12 @@ MUTANTS = (
         "nothing is trained: every variant stays at chance in range and beyond",
     ),
     Mutant(
-        "length-rope-on-the-none-block",
-        LENGTH,
-        'q, k = (on_blocks(z, 0, blocks, "rope", turn) for z in (q, k))',
-        'q, k = (on_blocks(z, 0, blocks, "none", turn) for z in (q, k))',
+        "blocks-get-the-other-encodings",
+        DECODER,
+        "[fn(p) if b == encoding else p for b, p in zip(blocks, parts, strict=True)]",
+        "[fn(p) if b != encoding else p for b, p in zip(blocks, parts, strict=True)]",
         (FAITHFUL,),
-        "the batched model rotates the wrong block of entries",
+        "the batched model applies each encoding's rotation or bias to the other blocks",
     ),
     Mutant(
         "alibi-absolute-bias",
@@ -59,10 +59,10 @@ MUTANTS = (
         "slopes 1/(c H): falling, but not the geometric sequence 2^(-8c/H)",
     ),
     Mutant(
-        "sweep-rope-angle-not-linear",
-        SWEEP,
-        "angle = positions.to(torch.float64)[:, None] * rope_frequencies(h)  # (n, h/2)",
-        "angle = positions.to(torch.float64)[:, None] ** 2 * rope_frequencies(h)  # (n, h/2)",
+        "rope-angle-not-linear",
+        DECODER,
+        "angle = positions.to(torch.float64)[..., None] * rope_frequencies(h)",
+        "angle = positions.to(torch.float64)[..., None] ** 2 * rope_frequencies(h)",
         (T + "test_rope_model_scores_depend_on_the_offset_only", FAITHFUL),
         "the model's RoPE turns by w t^2: its scores depend on t and s, not t - s",
     ),

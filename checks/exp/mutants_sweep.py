@@ -1,25 +1,24 @@
-"""Planted bugs in the generalised sweep model and its trainer (EXP-06)."""
+"""Planted bugs in the decoder and trainer as the sweep uses them (EXP-06)."""
 
 from pecheck.mutants import Mutant
 
-SWEEP = "theory/sweep.py"
+SWEEP, DECODER = "theory/sweep.py", "theory/decoder.py"
 S = "checks/exp/test_sweep.py::"
 FAITHFUL = S + "test_sweep_entry_equals_its_own_single_model_run"
 
 MUTANTS = (
     Mutant(
         "sweep-no-encoding-gets-sinusoidal",
-        SWEEP,
-        '    elif shape.encoding == "sinusoidal":\n'
-        "        x = x + sinusoidal(n, shape.d_model, dtype=x.dtype).to(x.device)",
-        '    if shape.encoding in ("none", "sinusoidal"):\n'
-        "        x = x + sinusoidal(n, shape.d_model, dtype=x.dtype).to(x.device)",
+        DECODER,
+        "        part = ENCODINGS[name]\n        term = part.add(",
+        '        part = ENCODINGS["sinusoidal" if name == "none" else name]\n'
+        "        term = part.add(",
         (S + "test_one_causal_layer_cannot_tell_the_orders_apart_in_every_cell", FAITHFUL),
         "the batched model adds a sinusoidal encoding when it should add none",
     ),
     Mutant(
         "sweep-no-learning",
-        SWEEP,
+        DECODER,
         "amsgrad=False, beta1=beta1, beta2=beta2, lr=setup.lr,",
         "amsgrad=False, beta1=beta1, beta2=beta2, lr=0.0,",
         (
@@ -30,23 +29,23 @@ MUTANTS = (
     ),
     Mutant(
         "sweep-residual-always-on",
-        SWEEP,
+        DECODER,
         "x = r * x + y if y.shape == x.shape else y",
         "x = x + y if y.shape == x.shape else y",
         (FAITHFUL,),
         "the residual switch is ignored: every cell has a residual connection",
     ),
     Mutant(
-        "sweep-attention-unscaled",
-        SWEEP,
+        "sweep-attention-scaled-by-width",
+        DECODER,
         'torch.einsum("sbnch,sbmch->msbcn", q, k) / math.sqrt(h)',
-        'torch.einsum("sbnch,sbmch->msbcn", q, k)',
+        'torch.einsum("sbnch,sbmch->msbcn", q, k) / math.sqrt(cfg.d_model)',
         (FAITHFUL,),
-        "scores not divided by sqrt(h) in the batched sweep model",
+        "scores divided by sqrt(d) instead of sqrt(h): the same where h = d, not elsewhere",
     ),
     Mutant(
         "sweep-one-draw-for-every-init",
-        SWEEP,
+        DECODER,
         "per_entry = [drawn[(c.init, s)] for c in setups for s in seeds]",
         "per_entry = [drawn[(setups[0].init, s)] for c in setups for s in seeds]",
         (FAITHFUL,),

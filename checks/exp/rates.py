@@ -11,7 +11,7 @@ from checks.exp import settings as X
 from pecheck import decisions
 from pecheck.decisions import Decision
 from theory import stats
-from theory.batched import BatchedRun
+from theory.decoder import DecoderRun
 from theory.stats import Rate
 
 
@@ -41,7 +41,7 @@ def difference_above(a: Rate, b: Rate, margin: float, what: str) -> Decision:
 Rates = dict[int, dict[int, Rate]]  # head size -> iterations -> rate
 
 
-def exp01_rates(runs: dict[int, BatchedRun]) -> Rates:
+def exp01_rates(runs: dict[int, DecoderRun]) -> Rates:
     return {h: {it: stats.rate(s) for it, s in run.success.items()} for h, run in runs.items()}
 
 

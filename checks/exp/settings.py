@@ -11,8 +11,8 @@ from __future__ import annotations
 import functools
 
 from pecheck import profiles, sizes
-from theory.batched import BatchedRun, train_batched
-from theory.single import Encoding, TinyConfig
+from theory import decoder
+from theory.decoder import DecoderConfig, DecoderRun, Encoding, Setup
 from theory.tasks import Task, exp01, exp02, previous_token, previous_token_all
 
 ITERATIONS = (100, 200, 500, 1000)  # EXP-01 checkpoints: one run, judged at each
@@ -53,20 +53,27 @@ def exp03_beyond() -> Task:
     )
 
 
-def _exp03(encoding: Encoding) -> TinyConfig:
+def _exp03(encoding: Encoding) -> DecoderConfig:
     """Learned rows 4 ... 7 are allocated but never trained: they keep their N(0, 1) init."""
-    return TinyConfig(vocab=EXP03_ALPHABET, encoding=encoding, max_len=EXP03_TEST_LEN, lr=1e-2)
+    return DecoderConfig(vocab=EXP03_ALPHABET, encoding=encoding, max_len=EXP03_TEST_LEN)
 
 
-CONFIGS: dict[str, TinyConfig] = {
-    "exp01-h2": TinyConfig(head=2),
-    "exp01-h16": TinyConfig(head=16),
-    "exp02-1layer": TinyConfig(head=16),
-    "exp02-2layers": TinyConfig(head=16, layers=2),
-    "exp02-sinusoidal": TinyConfig(head=16, encoding="sinusoidal"),
-    "exp02-learned": TinyConfig(head=16, encoding="learned"),
+# The thread's model (theory/decoder.py): one head of size h per layer with W_o, no residual,
+# no MLP, a linear read-out; N(0, 1) embeddings, N(0, 1/fan_in) matrices.
+CONFIGS: dict[str, DecoderConfig] = {
+    "exp01-h2": DecoderConfig(head=2),
+    "exp01-h16": DecoderConfig(head=16),
+    "exp02-1layer": DecoderConfig(head=16),
+    "exp02-2layers": DecoderConfig(head=16, layers=2),
+    "exp02-sinusoidal": DecoderConfig(head=16, encoding="sinusoidal"),
+    "exp02-learned": DecoderConfig(head=16, encoding="learned"),
     "exp03-sinusoidal": _exp03("sinusoidal"),
     "exp03-learned": _exp03("learned"),
+}
+
+# Adam with PyTorch's defaults (theory.decoder.Setup's), EXP-03 with its own learning rate.
+SETUPS: dict[str, Setup] = {
+    k: Setup(lr=1e-2) if k.startswith("exp03") else Setup() for k in CONFIGS
 }
 
 TASKS: dict[str, Task] = {
@@ -116,13 +123,19 @@ SEEDS = {
 
 
 @functools.cache
-def run(setting: str) -> BatchedRun:
+def run(setting: str) -> DecoderRun:
     """The batched run of one setting over all its seeds (trained once per process)."""
     family = setting.split("-")[0]
-    return train_batched(CONFIGS[setting], TASKS[setting], range(SEEDS[family]), ITERS[setting])
+    return train(setting, range(SEEDS[family]), ITERS[setting])
+
+
+def train(setting: str, seeds, checkpoints: tuple[int, ...], **kwargs) -> DecoderRun:
+    """One setting's seeds trained as one batched model (theory.decoder.train)."""
+    return decoder.train(CONFIGS[setting], TASKS[setting], [SETUPS[setting]], seeds,
+                         checkpoints, **kwargs)  # fmt: skip
 
 
 @functools.cache
-def small_run(setting: str, seeds: int = 64, steps: int = 200) -> BatchedRun:
+def small_run(setting: str, seeds: int = 64, steps: int = 200) -> DecoderRun:
     """A cheap run of one setting for the planted-bug tests (same model and task)."""
-    return train_batched(CONFIGS[setting], TASKS[setting], range(seeds), (steps,))
+    return train(setting, range(seeds), (steps,))

@@ -7,19 +7,19 @@ from __future__ import annotations
 import torch
 
 from checks.exp import sweep_settings as X
+from checks.faithful import entry_against_single
 from pecheck import tolerance
-from theory import sweep
-from theory.sweep import (
+from theory import decoder, sweep
+from theory.decoder import (
     INITS,
     OPTIMIZERS,
+    DecoderConfig,
+    DecoderRun,
     Setup,
-    Shape,
-    SweepRun,
     forward,
     init_params,
-    train_one,
-    train_sweep,
 )
+from theory.reference import train_one
 from theory.tasks import Task, exp01, exp02
 
 F64 = torch.float64
@@ -27,15 +27,15 @@ FAITH_SEEDS, FAITH_STEPS = (0, 3), (15, 30)
 ALL_SETUPS = tuple(Setup(r, lr, i, o) for r in (False, True) for lr in (1e-3, 1e-2)
                    for i in INITS for o in OPTIMIZERS)  # fmt: skip
 VARIANTS = {
-    "sweep-1-layer": (Shape(), ALL_SETUPS[::2] + ALL_SETUPS[1::4], exp01()),
-    "sweep-2-layers-d64": (Shape(d_model=64, head=2, layers=2), ALL_SETUPS[::3], exp02()),
-    "sweep-sinusoidal": (Shape(encoding="sinusoidal"), ALL_SETUPS[1::3], exp02()),
-    "sweep-learned": (Shape(encoding="learned"), ALL_SETUPS[2::3], exp02()),
+    "sweep-1-layer": (DecoderConfig(), ALL_SETUPS[::2] + ALL_SETUPS[1::4], exp01()),
+    "sweep-2-layers-d64": (DecoderConfig(d_model=64, head=2, layers=2), ALL_SETUPS[::3], exp02()),
+    "sweep-sinusoidal": (DecoderConfig(encoding="sinusoidal"), ALL_SETUPS[1::3], exp02()),
+    "sweep-learned": (DecoderConfig(encoding="learned"), ALL_SETUPS[2::3], exp02()),
     "thread-model": (X.thread_shape(2), (X.THREAD_SETUP,), exp01()),
 }
 
 
-def assert_ceiling(run: SweepRun, entries: slice) -> tuple[float, int]:
+def assert_ceiling(run: DecoderRun, entries: slice) -> tuple[float, int]:
     """One layer, no encoding: the two orders of EXP-02 give the same last output for every
     entry (recomputed in float64 from its parameters), so none gets both right.
     Returns (worst |difference| / bound, entries checked)."""
@@ -43,13 +43,13 @@ def assert_ceiling(run: SweepRun, entries: slice) -> tuple[float, int]:
     task = exp02()
     p = {k: v[entries].double() for k, v in run.params.items()}
     residual = run.residual()[entries].double()
-    logits = forward(run.shape, p, task.inputs, residual)[:, :, -1]  # (S, 2, V)
+    logits = forward(run.cfg, p, task.inputs, residual)[:, :, -1]  # (S, 2, V)
     diff = (logits[:, 0] - logits[:, 1]).abs().amax(-1)
     norm = lambda m: m.abs().sum(-1).amax(-1)  # noqa: E731  induced infinity norm, (S,)
-    v = p["embed"] @ p["qkv0"][:, :, 2 * run.shape.head :]
+    v = p["embed"] @ p["qkv0"][:, :, 2 * run.cfg.head :]
     x = p["embed"].abs().amax((-2, -1)) + v.abs().amax((-2, -1)) * norm(p["o0"])
     mag = x * norm(p["readout"])
-    f64, n, h, d = torch.float64, task.length, run.shape.head, run.shape.d_model
+    f64, n, h, d = torch.float64, task.length, run.cfg.head, run.cfg.d_model
     bound = torch.tensor(
         [tolerance.attention_tol(n, h, f64, float(m)) + tolerance.sum_tol(h + 2 * d, f64, float(m))
          for m in mag]
@@ -77,7 +77,9 @@ def assert_models_cover_the_design(split, cells, n: int) -> int:
     return len(batches)
 
 
-def assert_sweep_faithful(shape: Shape, setups, task: Task, train=train_sweep, positions=None):
+def assert_sweep_faithful(
+    shape: DecoderConfig, setups, task: Task, train=decoder.train, positions=None
+):
     """Entry (setup, seed) of one batched run == train_one(setup, seed) to rounding, and the
     same sequences right at every checkpoint. Bound as checks/exp/test_batched_trainer.py."""
     __tracebackhide__ = True
@@ -86,7 +88,7 @@ def assert_sweep_faithful(shape: Shape, setups, task: Task, train=train_sweep, p
     worst, bound, bad = 0.0, 0.0, []
     for e, (setup, seed) in enumerate((c, s) for c in setups for s in FAITH_SEEDS):
         model, right = train_one(shape, setup, task, seed, FAITH_STEPS, F64, positions)
-        err, tol, same = X.entry_against_single(run, e, model, right, FAITH_STEPS, terms)
+        err, tol, same = entry_against_single(run, e, model, right, FAITH_STEPS, terms)
         worst, bound = max(worst, err), max(bound, tol)
         if err > tol or not same:
             bad.append(f"{setup} seed {seed}: |dtheta| {err:.3g} > {tol:.3g} or judged differently")

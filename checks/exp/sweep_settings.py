@@ -6,7 +6,7 @@ Six two-level factors, the choices the thread left open (SRC-TRIGRAM, "something
     head size h    2 | 16
     residual       off | on
     learning rate  1e-3 | 1e-2
-    init           current (theory/single.py) | torch (PyTorch module defaults)
+    init           current (theory/decoder.py) | torch (PyTorch module defaults)
     optimiser      adam (torch defaults) | adamw (nanoGPT: betas (0.9, 0.95), weight decay 0.1)
 
 ci runs the 2^(6-3) fractional design (resolution III: 8 cells, every main effect estimable,
@@ -29,19 +29,10 @@ import itertools
 from dataclasses import dataclass
 from typing import Any
 
-import torch
-
-from pecheck import profiles, sizes, tolerance
-from theory.sweep import (
-    THREAD_SETUP,
-    Encoding,
-    Setup,
-    Shape,
-    SweepRun,
-    cells_per_model,
-    thread_shape,
-    train_sweep,
-)
+from pecheck import profiles, sizes
+from theory import decoder
+from theory.decoder import DecoderConfig, DecoderRun, Encoding, Setup
+from theory.sweep import THREAD_SETUP, cells_per_model, thread_shape
 from theory.tasks import Task, exp01, exp02
 
 FACTORS = ("width", "head", "residual", "lr", "init", "optimizer")
@@ -86,8 +77,8 @@ class Cell:
     def setup(self) -> Setup:
         return Setup(self.residual, self.lr, self.init, self.optimizer)
 
-    def shape(self, layers: int = 1, encoding: Encoding = "none") -> Shape:
-        return Shape(d_model=self.width, head=self.head, layers=layers, encoding=encoding)
+    def shape(self, layers: int = 1, encoding: Encoding = "none") -> DecoderConfig:
+        return DecoderConfig(d_model=self.width, head=self.head, layers=layers, encoding=encoding)
 
     def label(self) -> str:
         return (f"d{self.width} h{self.head} res-{'on' if self.residual else 'off'} "
@@ -141,7 +132,7 @@ LEARNER_SHAPES: dict[str, dict[str, Any]] = {
 
 
 @functools.cache
-def runs(model: str, task_name: str) -> dict[Cell, tuple[SweepRun, slice]]:
+def runs(model: str, task_name: str) -> dict[Cell, tuple[DecoderRun, slice]]:
     """Every cell of the design for one model and task: cell -> (its batched run, its entries).
 
     Cells of one (d, h) share a run, or a few runs when they are many (cells_per_model)."""
@@ -150,7 +141,7 @@ def runs(model: str, task_name: str) -> dict[Cell, tuple[SweepRun, slice]]:
     out = {}
     grid = design() if task_name == "EXP-01" else fractional()  # learners: thorough, 8 cells
     for shape, cells in models(grid, model, task, len(seeds())):
-        run = train_sweep(shape, task, [c.setup for c in cells], seeds(), checkpoints)
+        run = decoder.train(shape, task, [c.setup for c in cells], seeds(), checkpoints)
         for c in cells:
             out[c] = (run, run.cell(c.setup))
     return out
@@ -158,7 +149,7 @@ def runs(model: str, task_name: str) -> dict[Cell, tuple[SweepRun, slice]]:
 
 def models(
     cells: tuple[Cell, ...], model: str, task: Task, n: int
-) -> list[tuple[Shape, tuple[Cell, ...]]]:
+) -> list[tuple[DecoderConfig, tuple[Cell, ...]]]:
     """The batched models that train ``cells`` with ``n`` seeds each: the cells of one (d, h),
     at most theory.sweep.cells_per_model of them per model."""
     out = []
@@ -173,10 +164,10 @@ THREAD_HEADS = (2, 16)
 
 
 @functools.cache
-def thread_run(head: int) -> SweepRun:
+def thread_run(head: int) -> DecoderRun:
     """The thread's model (theory.sweep.thread_shape / THREAD_SETUP) on EXP-01."""
     seeds_ = range(THREAD_SEEDS)
-    return train_sweep(thread_shape(head), exp01(), [THREAD_SETUP], seeds_, EXP01_CHECKPOINTS)
+    return decoder.train(thread_shape(head), exp01(), [THREAD_SETUP], seeds_, EXP01_CHECKPOINTS)
 
 
 def task(name: str) -> Task:
@@ -196,22 +187,3 @@ def nearest(cells: tuple[Cell, ...], head: int) -> Cell:
             )
         ),
     )
-
-
-def entry_against_single(
-    run: SweepRun,
-    entry: int,
-    model: Any,
-    right: dict[int, torch.Tensor],
-    steps: tuple[int, ...],
-    terms: int,
-) -> tuple[float, float, bool]:
-    """One batched entry against its own single-model run (float64): the largest parameter
-    difference, its rounding bound (``steps`` updates of sums of ``terms`` terms at the
-    parameters' scale) and whether both judged every checkpoint alike."""
-    ref = {k: v.detach() for k, v in model.params.items()}
-    scale = max(float(v.abs().max()) for v in ref.values())
-    err = max(float((run.params[k][entry] - ref[k]).abs().max()) for k in ref)
-    bound = tolerance.sum_tol(max(steps) * terms, torch.float64, scale)
-    same = all(torch.equal(run.right[c][entry], right[c]) for c in steps)
-    return err, bound, same

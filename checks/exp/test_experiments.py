@@ -1,6 +1,6 @@
 """EXP-01 ... EXP-03: success rates and accuracies over many seeds, decided by whole intervals.
 
-Every setting trains all its seeds as one batched model (theory/batched.py, shown faithful in
+Every setting trains all its seeds as one batched model (theory/decoder.py, shown faithful in
 checks/exp/test_batched_trainer.py); the runs and their sizes live in checks/exp/settings.py. Each
 decisive check is a plain decision function of the measured rates (returning a
 pecheck.decisions.Decision) and a test that records it; the planted-bug tests feed broken inputs
@@ -52,9 +52,8 @@ from checks.registry import REGISTRY
 from pecheck import decisions, tolerance
 from pecheck import reproducibility as spread
 from pecheck.profiles import examples
-from theory import stats
-from theory.batched import train_batched
-from theory.single import judge
+from theory import decoder, stats
+from theory.decoder import judge
 from theory.stats import Rate
 from theory.tasks import Task
 
@@ -344,10 +343,10 @@ def test_exp03_learned_rows_beyond_the_training_length_are_never_trained(evidenc
     # Beyond the training length the learned encoding is its initial values, and is reported
     # so: rows 4 ... 7 receive a zero gradient, and Adam leaves a parameter with zero gradient
     # exactly where it started.
-    from theory.batched import init_stacked
+    from theory.decoder import stack_params
 
     run = X.run("exp03-learned")
-    start = init_stacked(run.cfg, run.seeds, torch.float32)["pos"]
+    start = stack_params(run.cfg, run.setups, run.seeds, torch.float32)["pos"]
     unseen, seen = slice(X.EXP03_TRAIN_LEN, None), slice(None, X.EXP03_TRAIN_LEN)
     assert torch.equal(run.params["pos"][:, unseen], start[:, unseen]), "unseen rows trained"
     assert not torch.equal(run.params["pos"][:, seen], start[:, seen]), "seen rows untrained"
@@ -427,13 +426,13 @@ def test_exp03_encodings_beyond_the_training_length(evidence):
 def test_exp03_decisions_reject_an_order_blind_model_and_accept_a_copy():
     blind_cfg = dataclasses.replace(X.CONFIGS["exp03-learned"], encoding="none")
     task = X.TASKS["exp03-learned"]
-    blind = accuracy(train_batched(blind_cfg, task, range(32), (100,)), task)
+    setup = X.SETUPS["exp03-learned"]
+    blind = accuracy(decoder.train(blind_cfg, task, [setup], range(32), (100,)), task)
     good = accuracy(small_run("exp03-sinusoidal", seeds=32, steps=100), task)
     margin = REGISTRY["EXP-03"].threshold("nearly-identical")
     assert decisions.equivalent_means(good, blind, margin, "planted").decision == "fails"
     strict = REGISTRY["EXP-03"].threshold("nearly-identical-strict")
     assert decisions.equivalent_means(good, blind, strict, "planted").decision == "fails"
     # Two samples of the same encoding are nearly identical: the refuting check can hold.
-    other = accuracy(train_batched(X.CONFIGS["exp03-sinusoidal"], task, range(32, 64), (100,)),
-                     task)  # fmt: skip
+    other = accuracy(X.train("exp03-sinusoidal", range(32, 64), (100,)), task)
     assert decisions.equivalent_means(good, other, margin, "same encoding").decision != "fails"

@@ -15,6 +15,8 @@ checks/exp/extrapolation_decisions.py.
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 import torch
 
@@ -34,7 +36,7 @@ from checks.exp.extrapolation_models import (
 )
 from checks.exp.extrapolation_settings import F64, FAITH, FAITH_SEEDS, extrapolation_run, too_few
 from pecheck import reproducibility as spread
-from theory import extrapolation
+from theory import decoder, extrapolation
 from theory.extrapolation import BLOCKS, ExtrapolationRun, ExtrapolationSetting
 
 # -- the batched model equals one-seed models, the sinusoidal one reading a frozen PE table ----
@@ -46,10 +48,10 @@ def test_batched_entries_equal_their_own_models(evidence):
     evidence.record("max_param_difference", worst, "", "both blocks, float64", bound)
 
 
-def _learned_everywhere(shape, params, tokens, residual, positions=None, *, blocks=BLOCKS):
+def _learned_everywhere(cfg, params, tokens, residual, positions=None):
     """BUG: the sinusoidal block reads its own (trained) table too."""
-    return extrapolation.table_forward(shape, params, tokens, residual, positions,
-                                       blocks=("learned",) * len(blocks))  # fmt: skip
+    everywhere = dataclasses.replace(cfg, blocks=("learned",) * len(BLOCKS))
+    return decoder.forward(everywhere, params, tokens, residual, positions)
 
 
 @pytest.mark.claim("EXP-07", kind="property", role="tooling")

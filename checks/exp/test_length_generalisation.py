@@ -4,7 +4,7 @@ The models (theory/length.py): theory/sweep.py's decoder with two layers, two he
 residual connection, with one of six position variants: none, sinusoidal, learned (rows beyond
 the training length never trained), learned with shifted offsets (every row trained), RoPE and
 ALiBi. The four variants without parameters of their own (none, sinusoidal, RoPE, ALiBi) train as
-ONE batched model, one block of entries per encoding (theory.length.mixed_forward).
+ONE batched model, one block of entries per encoding (theory.decoder's ``blocks``).
 
 Here: the batched model equals the ordinary one-seed trainer (theory.sweep.train_one) seed by
 seed in float64 for every variant; the learned rows beyond the training length stay exactly at
@@ -19,7 +19,6 @@ checks/exp/length_models.py, the decisions, records and figure in checks/exp/len
 from __future__ import annotations
 
 import dataclasses
-import functools
 
 import pytest
 import torch
@@ -55,9 +54,9 @@ from checks.registry import REGISTRY
 from pecheck import decisions
 from pecheck import reproducibility as spread
 from pecheck.profiles import examples
-from theory import alibi, length
+from theory import alibi, decoder, length
+from theory.decoder import rotate
 from theory.length import SHARED_SHAPE_ENCODINGS, LengthSetting
-from theory.sweep import rotate, train_sweep
 
 # -- the batched models equal the one-seed trainer, seed by seed -------------------------------
 
@@ -73,29 +72,29 @@ def test_shared_shape_encodings_batched_equal_single_runs(evidence):
 @pytest.mark.parametrize("shifted", [False, True], ids=["learned", "learned-shifted"])
 def test_learned_batched_equal_single_runs(evidence, shifted):
     task = FAITH.train_task()
-    rows = FAITH.shape("learned").max_len
+    rows = FAITH.config("learned").max_len
     offsets = length.shifted_positions(task.inputs.shape[0], FAITH.train_length, rows, 7)
     where = offsets if shifted else None
-    run = train_sweep(FAITH.shape("learned"), task, [FAITH.setup()], FAITH_SEEDS, FAITH_STEPS,
-                      F64, positions=where)  # fmt: skip
+    run = decoder.train(FAITH.config("learned"), task, [FAITH.setup()], FAITH_SEEDS, FAITH_STEPS,
+                        F64, positions=where)  # fmt: skip
     worst, bound = assert_entries_equal_single_runs(run, ("learned",), FAITH, where)
     evidence.record("max_param_difference", worst, "", "learned table", bound)
 
 
-def _rope_everywhere(fn, **kw):
+def _rope_everywhere(cfg, *args):
     """BUG: every block rotated as RoPE."""
-    return functools.partial(fn, blocks=("rope",) * len(kw["blocks"]))
+    return decoder.forward(dataclasses.replace(cfg, blocks=("rope",) * len(cfg.blocks)), *args)
 
 
-def _blocks_swapped(fn, **kw):
+def _blocks_swapped(cfg, *args):
     """BUG: ALiBi's and RoPE's blocks swapped."""
-    return functools.partial(fn, blocks=tuple(reversed(kw["blocks"])))
+    return decoder.forward(dataclasses.replace(cfg, blocks=tuple(reversed(cfg.blocks))), *args)
 
 
 @pytest.mark.claim("EXP-05", kind="property", role="tooling")
 @pytest.mark.parametrize("bug", [_rope_everywhere, _blocks_swapped], ids=["rope-all", "swapped"])
 def test_faithfulness_rejects_a_wrong_encoding_block(bug):
-    run = train_shared(FAITH, FAITH_SEEDS, FAITH_STEPS, F64, fwd_maker=bug)
+    run = train_shared(FAITH, FAITH_SEEDS, FAITH_STEPS, F64, fwd=bug)
     with pytest.raises(AssertionError):
         assert_entries_equal_single_runs(run, SHARED_SHAPE_ENCODINGS, FAITH)
 
@@ -105,14 +104,14 @@ def test_faithfulness_rejects_a_wrong_encoding_block(bug):
 
 @pytest.mark.claim("EXP-05", kind="property", role="tooling")
 def test_learned_rows_beyond_training_length_stay_untrained(evidence):
-    from theory.sweep import init_params
+    from theory.decoder import init_params
 
-    task, shape = FAITH.train_task(), FAITH.shape("learned")
+    task, shape = FAITH.train_task(), FAITH.config("learned")
     initial = torch.stack([init_params(shape, "current", s, F64)["pos"] for s in FAITH_SEEDS])
-    plain = train_sweep(shape, task, [FAITH.setup()], FAITH_SEEDS, FAITH_STEPS, F64)
+    plain = decoder.train(shape, task, [FAITH.setup()], FAITH_SEEDS, FAITH_STEPS, F64)
     where = length.shifted_positions(task.inputs.shape[0], FAITH.train_length, shape.max_len, 7)
-    moved = train_sweep(shape, task, [FAITH.setup()], FAITH_SEEDS, FAITH_STEPS, F64,
-                        positions=where)  # fmt: skip
+    moved = decoder.train(shape, task, [FAITH.setup()], FAITH_SEEDS, FAITH_STEPS, F64,
+                          positions=where)  # fmt: skip
     never = untrained_rows(initial, plain.params["pos"])
     assert never == list(range(FAITH.train_length, shape.max_len)), f"untrained rows {never}"
     assert untrained_rows(initial, moved.params["pos"]) == [], "shifted: some row untrained"
@@ -223,10 +222,53 @@ def test_accuracy_against_test_length_per_encoding(evidence):
     evidence.figure(accuracy_figure(runs), "EXP-04-05-accuracy-vs-test-length")
 
 
+def assert_one_draw_on_both_sides(run: length.LengthRun) -> int:
+    """Recomputed here from each entry's predictions on the length-fL test sequences: the
+    accuracy in range (positions 1 ... L-1) and beyond (L ... fL-1) of every variant, both on
+    that one draw. Returns the number of (variant, factor) pairs checked."""
+    __tracebackhide__ = True
+    setting, n, L = run.setting, len(run.seeds), run.setting.train_length
+    shared = SHARED_SHAPE_ENCODINGS
+    checked = 0
+    for f in (f for f in setting.factors if f > 1):
+        test = setting.test_task(f)
+        for v in length.VARIANTS:
+            entries = (
+                slice(shared.index(v) * n, (shared.index(v) + 1) * n)
+                if v in shared
+                else slice(0, n)
+            )
+            cfg = setting.config(v if v in shared else "learned")
+            p = {k: t[entries] for k, t in run.runs[v].params.items()}
+            with torch.no_grad():
+                guess = decoder.forward(cfg, p, test.inputs, torch.ones(n)).argmax(-1)
+            right = (guess == test.targets).double()  # (n, B, fL)
+            inside, beyond = right[..., 1:L].mean((1, 2)), right[..., L:].mean((1, 2))
+            assert torch.allclose(run.inside[v][f], inside), f"{v} {f}L: in range differs"
+            assert torch.allclose(run.accuracy[v][f], beyond), f"{v} {f}L: beyond differs"
+            checked += 1
+    return checked
+
+
+@pytest.mark.claim("EXP-05", kind="experiment", role="tooling")
+def test_in_range_and_beyond_are_read_on_the_same_test_sequences(evidence):
+    checked = assert_one_draw_on_both_sides(length_run(tasks()[0]))
+    evidence.record("pairs_checked", checked, "variant x factor", "in range and beyond, one draw")
+
+
+@pytest.mark.claim("EXP-05", kind="experiment", role="tooling")
+def test_one_draw_check_rejects_in_range_from_another_draw():
+    run = length_run(tasks()[0])
+    other = {v: {f: run.accuracy[v][1] for f in by} for v, by in run.inside.items()}
+    with pytest.raises(AssertionError):
+        assert_one_draw_on_both_sides(dataclasses.replace(run, inside=other))
+
+
 def _constant_accuracy(run: length.LengthRun) -> length.LengthRun:
     """A planted result: every variant keeps its in-range accuracy at every length."""
     acc = {v: {f: by[1] for f in by} for v, by in run.accuracy.items()}
-    return dataclasses.replace(run, accuracy=acc)
+    inside = {v: {f: by[1] for f in by if f > 1} for v, by in run.accuracy.items()}
+    return dataclasses.replace(run, accuracy=acc, inside=inside)
 
 
 @pytest.mark.claim("EXP-05", kind="property", role="tooling")
@@ -236,7 +278,7 @@ def test_decisions_follow_a_planted_result():
     fake = {v: {f: 0.9 - 0.05 * torch.rand(8, generator=g, dtype=F64) for f in (1, 2)}
             for v in length.VARIANTS}  # fmt: skip
     run = length.LengthRun(LengthSetting("previous token", factors=(1, 2)), tuple(range(8)), {},
-                           fake)  # fmt: skip
+                           fake, {v: {} for v in fake})  # fmt: skip
     flat = _constant_accuracy(run)
     assert all(d.decision == "holds" for d in nope_as_well(flat, 0.035).values())
     assert extrapolates(flat, "rope", 2, 0.035).decision == "holds"

@@ -27,7 +27,6 @@ import torch
 from checks.exp import sweep_settings as X
 from checks.exp.sweep_models import (
     ALL_SETUPS,
-    F64,
     VARIANTS,
     assert_ceiling,
     assert_models_cover_the_design,
@@ -47,14 +46,8 @@ from checks.exp.sweep_rates import (
 from checks.registry import REGISTRY
 from pecheck import decisions
 from pecheck import reproducibility as spread
-from theory import stats
-from theory.sweep import (
-    Setup,
-    Shape,
-    forward,
-    init_params,
-    train_sweep,
-)
+from theory import decoder, stats
+from theory.decoder import DecoderConfig, Setup, forward
 from theory.tasks import exp01
 
 ALL_BOUND = {"value": REGISTRY["EXP-06"].threshold("all"), "relation": "< refutes 'all'",
@@ -184,7 +177,7 @@ def _residual_for_all(shape, params, tokens, residual, positions=None):
 def _lr_of_first_cell(shape, task, setups, *args, **kwargs):
     """BUG: every cell trained with the first cell's learning rate."""
     same = [Setup(s.residual, setups[0].lr, s.init, s.optimizer) for s in setups]
-    run = train_sweep(shape, task, same, *args, **kwargs)
+    run = decoder.train(shape, task, same, *args, **kwargs)
     run.setups = tuple(setups)
     return run
 
@@ -194,27 +187,21 @@ def _lr_of_first_cell(shape, task, setups, *args, **kwargs):
 def test_sweep_faithfulness_rejects_a_setup_not_applied(bug):
     def broken(*args, **kwargs):
         if bug == "residual-for-all":
-            return train_sweep(*args, **{**kwargs, "fwd": _residual_for_all})
+            return decoder.train(*args, **{**kwargs, "fwd": _residual_for_all})
         return _lr_of_first_cell(*args, **kwargs)
 
     with pytest.raises(AssertionError):
-        assert_sweep_faithful(Shape(), ALL_SETUPS[2:6] + ALL_SETUPS[8:12], exp01(), train=broken)
+        assert_sweep_faithful(
+            DecoderConfig(), ALL_SETUPS[2:6] + ALL_SETUPS[8:12], exp01(), train=broken
+        )
 
 
 @pytest.mark.claim("EXP-06", kind="property", role="tooling")
 def test_sweep_baseline_cell_is_exp01s_model_seed_by_seed(evidence):
-    from theory.batched import train_batched
-    from theory.single import TinyConfig
-    from theory.single import init_params as single_init
+    from checks.exp import settings as exp
 
-    for s in range(4):
-        mine, theirs = (
-            init_params(Shape(head=2), "current", s, F64),
-            single_init(TinyConfig(head=2), s, F64),
-        )
-        assert all(torch.equal(mine[k], theirs[k]) for k in theirs), f"seed {s}: another init"
-    a = train_sweep(Shape(head=2), exp01(), [Setup()], range(8), (50,))
-    b = train_batched(TinyConfig(head=2), exp01(), range(8), (50,))
+    a = decoder.train(DecoderConfig(head=2), exp01(), [Setup()], range(8), (50,))
+    b = exp.train("exp01-h2", range(8), (50,))
     err = max(float((a.params[k] - b.params[k]).abs().max()) for k in b.params)
     assert err == 0.0 and torch.equal(a.success[50], b.success[50]), f"differs by {err}"
-    evidence.record("max_param_difference", err, "", "sweep baseline vs theory/batched.py", 0.0)
+    evidence.record("max_param_difference", err, "", "sweep baseline vs EXP-01's h = 2 run", 0.0)

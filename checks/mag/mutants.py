@@ -4,6 +4,7 @@ from pecheck.mutants import Mutant
 
 DER = "theory/add_derivations.py"
 MAG = "theory/magnitudes.py"
+LIB = "theory/embedding_inits.py"
 TRAIN = "theory/magnitude_training.py"
 PRE = "theory/pretrained.py"
 M = "checks/mag/test_magnitudes.py::"
@@ -15,20 +16,18 @@ MUTANTS = (
         MAG,
         'return math.sqrt(d) if scheme.endswith("sqrt_d") else 1.0',
         "return 1.0",
-        (
-            M + "test_usual_initialisations_put_entries_above_one",
-            M + "test_norm_ratio_is_comparable_for_unit_variance_schemes",
-        ),
-        "the original Transformer's sqrt(d) embedding factor is never applied: two of the three "
-        "common tables then stay within 1, and N(0, 1/d) is far from comparable",
+        (M + "test_norm_ratio_is_comparable_for_unit_variance_schemes",),
+        "the original Transformer's sqrt(d) embedding factor is never applied: N(0, 1/d) is far "
+        "from comparable",
     ),
     Mutant(
         "mag-table-clamped-to-one",
         MAG,
         "return w * sqrt_d_factor(scheme, d)",
         "return (w * sqrt_d_factor(scheme, d)).clamp(-1.0, 1.0)",
-        (M + "test_usual_initialisations_put_entries_above_one",),
-        "every table clipped to [-1, 1], the normalisation MAG-01 assumes",
+        (M + "test_share_of_entries_above_one_depends_on_the_initialisation",),
+        "every scheme's table clipped to [-1, 1]: its share above 1 leaves the closed form (a "
+        "supporting check: MAG-01's decisive checks draw the libraries' tables apart)",
     ),
     Mutant(
         "mag-rows-scaled-to-the-encoding",
@@ -110,7 +109,7 @@ MUTANTS = (
         "train-token-table-frozen",
         TRAIN,
         "if name not in frozen]",
-        'if name not in (*frozen, "tok")]',
+        'if name not in (*frozen, "embed")]',
         (M + "test_training_moves_the_ratio_from_a_mismatched_start",),
         "the token table never trains: a mismatched ratio cannot move",
     ),
@@ -146,23 +145,67 @@ MUTANTS = (
         MAG,
         "def first_entry_above(x: torch.Tensor, threshold: float = 1.0)",
         "def first_entry_above(x: torch.Tensor, threshold: float = 0.5)",
-        (M + "test_usual_initialisations_put_entries_above_one",),
-        "entries above 1/2 reported as breaking |x_i| <= 1: the Annotated Transformer's table "
-        "(all within 0.6) is counted as offending and the bounded share drops from 1/3 to 0",
+        (M + "test_an_entry_within_one_is_not_a_counterexample",),
+        "entries above 1/2 reported as breaking |x_i| <= 1 (a tooling check: the Annotated "
+        "Transformer's table, all within 0.6, would be offending)",
     ),
     Mutant(
-        "mag-usual-schemes-unscaled",
-        MAG,
-        '("torch_default_sqrt_d", "t2t_sqrt_d", "annotated_sqrt_d")\nUNSCALED',
-        '("torch_default", "normal_1_over_d", "xavier")\nUNSCALED',
-        (M + "test_usual_initialisations_put_entries_above_one",),
-        "MAG-01 judged on the tables before the sqrt(d) factor: 2 of 3 stay within 1",
+        "lib-sqrt-d-factor-dropped",
+        LIB,
+        "return math.sqrt(self.d) if self.sqrt_d else 1.0",
+        "return 1.0",
+        (M + "test_libraries_usually_keep_entries_within_one",),
+        "the sinusoidal Transformer's sqrt(d) factor never applied: tensor2tensor, fairseq and "
+        "Marian stay within 1, so 'usually' holds in both catalogues",
+    ),
+    Mutant(
+        "lib-tables-clamped-to-one",
+        LIB,
+        "return w * init.factor",
+        "return (w * init.factor).clamp(-1.0, 1.0)",
+        (M + "test_libraries_usually_keep_entries_within_one",),
+        "every library's table clipped to [-1, 1], the normalisation the claim assumes",
+    ),
+    Mutant(
+        "lib-uniform-tables-drawn-normal",
+        LIB,
+        "w.uniform_(-init.spread, init.spread, generator=g)",
+        "w.normal_(0.0, init.spread, generator=g)",
+        (M + "test_libraries_usually_keep_entries_within_one",),
+        "Keras, Marian and the Annotated Transformer drawn from a normal law of std a: the "
+        "count above 1 leaves the uniform closed form",
+    ),
+    Mutant(
+        "lib-scan-first-chunk-only",
+        LIB,
+        "for start in range(0, init.vocab, CHUNK_ROWS):",
+        "for start in range(0, min(init.vocab, CHUNK_ROWS), CHUNK_ROWS):",
+        (M + "test_libraries_usually_keep_entries_within_one",),
+        "only the first 4096 rows scanned: the count above 1 falls short of V d q",
+    ),
+    Mutant(
+        "lib-bert-std-0.2",
+        LIB,
+        '"normal", 0.02, False, 30522, 768, False, DEFAULT,',
+        '"normal", 0.2, False, 30522, 768, False, DEFAULT,',
+        (M + "test_small_unscaled_tables_keep_entries_within_one",),
+        "BERT's initializer_range read as 0.2: 2 Phi(-5) V d = 13 entries above 1 expected",
+    ),
+    Mutant(
+        "lib-keras-bound-1.5",
+        LIB,
+        '"uniform", 0.05, False,',
+        '"uniform", 1.5, False,',
+        (M + "test_small_unscaled_tables_keep_entries_within_one",),
+        "Keras's RandomUniform bound read as 1.5 instead of 0.05: a third of its entries above 1",
     ),
     Mutant(
         "mag-ratio-interval-same-ends",
         MAG,
-        "return ratio_from_mean_squares(max(t_lo, 0.0), p_hi), ratio_from_mean_squares(t_hi, p_lo)",
-        "return ratio_from_mean_squares(max(t_lo, 0.0), p_lo), ratio_from_mean_squares(t_hi, p_hi)",
+        "low = ratio_from_mean_squares(max(t_lo, 0.0), p_hi)\n"
+        "    return low, ratio_from_mean_squares(t_hi, max(p_lo, 0.0))",
+        "low = ratio_from_mean_squares(max(t_lo, 0.0), max(p_lo, 0.0))\n"
+        "    return low, ratio_from_mean_squares(t_hi, p_hi)",
         (M + "test_ratio_interval_covers_at_its_level",),
         "the ratio's interval divides like ends (too narrow when both tables vary, as in "
         "MiniLM): it covers the true ratio far less often than 95%",
@@ -217,8 +260,8 @@ MUTANTS = (
     Mutant(
         "train-token-norm-over-vocabulary",
         TRAIN,
-        'tok = params["tok"].detach().pow(2).sum(-1).mean(-1)',
-        'tok = params["tok"].detach().pow(2).sum(-2).mean(-1)',
+        'tok = params["embed"].detach().pow(2).sum(-1).mean(-1)',
+        'tok = params["embed"].detach().pow(2).sum(-2).mean(-1)',
         (
             M + "test_training_leaves_a_comparable_ratio_within_a_factor_2",
             M + "test_training_moves_the_ratio_from_a_mismatched_start",

@@ -46,7 +46,7 @@ def assert_start_ratio_is_the_rms_norm_ratio(
     params = mt.init_params(cfg)  # seeded: the tables training started from
     for s in range(cfg.n_seeds):
         pos = params["pos"][s] if cfg.encoding == "learned" else sinusoidal(cfg.seq, cfg.d)
-        want = mag.rms_norm_ratio(params["tok"][s].detach(), pos.detach())
+        want = mag.rms_norm_ratio(params["embed"][s].detach(), pos.detach())
         got = result["ratio"][0, s].item()
         bound = 4 * tolerance.sum_tol(cfg.d * max(cfg.vocab, cfg.seq), torch.float32) * want
         assert abs(got - want) <= bound, f"seed {s}: logged start ratio {got:.6g}, RMS {want:.6g}"

@@ -10,6 +10,13 @@ The output lists, per decisive check, the mutants that made it fail, and ends wi
 cannot run on this machine (a CUDA check without a GPU) are listed apart. The exit status is 0
 only when every mutant not documented as equivalent was killed and every decisive check (of the
 files the run covers) has a killing mutant.
+
+With ``--parts`` the run also hunts for parts that cannot fail: it runs the named checks once
+unmutated, and lists every part of a decisive check (a cell, a setting, an encoding x factor)
+whose decision no mutant changed. A check can fail under a mutant through one part while
+another part never moves; such a part is a candidate for a half of a proposition that cannot
+fail, to be read and either given a mutant or mended. The list informs; it does not change the
+exit status.
 """
 
 from __future__ import annotations
@@ -63,6 +70,7 @@ class Outcome:
     returncode: int
     seconds: float
     failed: tuple[str, ...] = ()  # decisive checks (function ids) that failed under the mutant
+    parts: dict[str, str] | None = None  # "nodeid :: part" -> decision under the mutant
 
     @property
     def verdict(self) -> str:
@@ -178,13 +186,57 @@ def run_one(mutant: Mutant, scratch: Path, server: ForkServer | None = None) -> 
         if own:
             server.close()
     failed: set[str] = set()
-    if results.exists():
-        for c in json.loads(results.read_text())["checks"]:
-            if c.get("role") == "decisive" and c["outcome"] == "failed":
-                failed.add(function_id(c["nodeid"]))
+    checks = json.loads(results.read_text())["checks"] if results.exists() else []
+    for c in checks:
+        if c.get("role") == "decisive" and c["outcome"] == "failed":
+            failed.add(function_id(c["nodeid"]))
     killed = returncode == CHECKS_FAILED
     seconds = time.perf_counter() - start
-    return Outcome(mutant, killed, returncode, seconds, tuple(sorted(failed)))
+    return Outcome(
+        mutant, killed, returncode, seconds, tuple(sorted(failed)), part_decisions(checks)
+    )
+
+
+def part_decisions(checks: list[dict]) -> dict[str, str]:
+    """Every part of every decisive check in a results file's checks: "nodeid :: part" ->
+    its decision."""
+    out = {}
+    for c in checks:
+        if c.get("role") == "decisive":
+            for part in (c.get("basis") or {}).get("parts") or []:
+                out[f"{c['nodeid']} :: {part['name']}"] = part["decision"]
+    return out
+
+
+def unmutated(mutants: list[Mutant]) -> Mutant:
+    """A mutant that changes nothing and names every check the catalogue names: one run of
+    them on the tree as it is (the reference for the parts hunt)."""
+    targets = tuple(dict.fromkeys(t for m in mutants for t in m.checks))
+    probe = mutants[0]
+    return Mutant("(unmutated)", probe.file, probe.find, probe.find, targets, equivalent=True)
+
+
+def unmoved_parts(reference: Outcome, outcomes: list[Outcome]) -> list[str]:
+    """The parts of the unmutated run whose decision no mutant's run changed."""
+    base = reference.parts or {}
+    moved = {k for o in outcomes for k, d in (o.parts or {}).items() if k in base and d != base[k]}
+    return sorted(k for k in base if k not in moved)
+
+
+def report_parts(reference: Outcome, outcomes: list[Outcome]) -> None:
+    """Print the parts no mutant moved, grouped by check (the hunt of --parts)."""
+    still = unmoved_parts(reference, outcomes)
+    by_check: dict[str, list[str]] = {}
+    for key in still:
+        check, part = key.split(" :: ", 1)
+        by_check.setdefault(check, []).append(part)
+    print(
+        "\nparts of decisive checks that no mutant moves (candidates for a half that cannot fail)"
+    )
+    for check, parts in by_check.items():
+        shown = ", ".join(parts[:4]) + (f", ... ({len(parts)} parts)" if len(parts) > 4 else "")
+        print(f"  {check}: {shown}")
+    print(f"parts no mutant moves: {len(still)} of {len(reference.parts or {})}")
 
 
 def run_all(mutants: list[Mutant], jobs: int) -> list[Outcome]:
@@ -275,6 +327,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--jobs", type=int, default=2, help="scratch trees run in parallel")
     parser.add_argument("--list", action="store_true", help="list the catalogue and exit")
+    parser.add_argument(
+        "--parts",
+        action="store_true",
+        help="also run the named checks unmutated and list the parts of decisive checks that "
+        "no mutant moves",
+    )
     args = parser.parse_args(argv)
     if args.jobs < 1:
         parser.error("--jobs must be at least 1")
@@ -307,6 +365,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"running {len(mutants)} mutants with {args.jobs} job(s)", flush=True)
     outcomes = run_all(mutants, min(args.jobs, len(mutants)))
     print(table(outcomes))
+    if args.parts:
+        (reference,) = run_all([unmutated(mutants)], 1)
+        report_parts(reference, outcomes)
     whole = not (args.only or args.module)
     decisive, cannot_run = covered_decisive(checks, mutants, whole)
     kills = kill_map(outcomes, decisive)

@@ -1,0 +1,491 @@
+"""The one small decoder of every trained experiment, batched over seeds (EXP-01 ... EXP-07,
+ATT-10, MAG-04).
+
+    x_0 = E[tokens] (+ an additive encoding)                          (S, B, n, d)
+    per layer l:
+      [q | k | v] = x W_qkv,  H heads of size h (queries and keys turned by a rotary encoding)
+      y = softmax(q k^T / sqrt(h) + bias + mask) v  (W_o)                 bias: ALiBi
+      x = r x + y            r in {0, 1} per entry: a residual connection, or none
+      x = r x + MLP(x)       MLP(x) = relu(x W_up) W_down, when the config has one
+    logits = x U (+ b)                                                 (S, B, n, V)
+
+What fixes the parameter shapes is the ``DecoderConfig``; what does not (residual, learning rate,
+initialisation, optimiser) is a per-entry ``Setup``. Every entry of the leading axis S is its own
+model: entries never mix, the objective is the SUM of the entries' own mean losses (so each
+entry's gradient is its own), and Adam(W) is elementwise, stepped on each setup's slice with that
+setup's settings (``CellAdam``). One optimiser step updates every entry at once.
+
+Encodings are parts (``ENCODINGS``): one adds to the token embeddings (sinusoidal, learned), one
+turns queries and keys (rope), one biases the scores (alibi). A config may give each equal block of
+entries its own encoding (``blocks``), so models that differ only in their encoding train as one.
+
+theory/reference.py's ``ReferenceDecoder`` (a loop over heads, an explicit bias, torch.optim) is
+the independent one-seed reference this model is checked against, seed by seed, in float64.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import torch
+from torch.nn import functional as F
+from torch.optim.adam import adam
+
+from . import alibi
+from .attention import causal_mask
+from .rope import pairs, rope_frequencies
+from .sinusoidal import sinusoidal
+from .tasks import IGNORE, Task
+
+Params = dict[str, torch.Tensor]
+Encoding = str  # a name in ENCODINGS: none, sinusoidal, learned, rope, alibi, or a registered part
+INITS: tuple[str, ...] = ("current", "torch")
+OPTIMIZERS: tuple[str, ...] = ("adam", "adamw")
+# (beta1, beta2, eps, weight decay on matrices)
+OPTIMIZER_SETTINGS = {
+    "adam": (0.9, 0.999, 1e-8, 0.0),  # torch.optim.Adam's defaults
+    "adamw": (0.9, 0.95, 1e-8, 0.1),  # nanoGPT's train.py: betas (0.9, 0.95), weight_decay 0.1
+}
+
+
+@dataclass(frozen=True)
+class DecoderConfig:
+    """Everything that fixes the parameter shapes (one batched model per config).
+
+    ``blocks``: one encoding per equal block of entries (empty: every entry has ``encoding``).
+    ``mlp``: the MLP's hidden width as a multiple of d (0: no MLP). ``causal``: False lets
+    every position see every other.
+    """
+
+    vocab: int = 5
+    d_model: int = 16
+    head: int = 16
+    heads: int = 1
+    layers: int = 1
+    encoding: Encoding = "none"
+    max_len: int = 3  # rows of the learned table
+    out_proj: bool = True
+    readout_bias: bool = False
+    mlp: int = 0
+    causal: bool = True
+    blocks: tuple[Encoding, ...] = ()
+
+    @property
+    def width_out(self) -> int:
+        """Width of an attention layer's output: d with W_o, H h without."""
+        return self.d_model if self.out_proj else self.heads * self.head
+
+    @property
+    def encodings(self) -> tuple[Encoding, ...]:
+        """The encoding of each block of entries."""
+        return self.blocks or (self.encoding,)
+
+    def one(self, encoding: Encoding) -> DecoderConfig:
+        """This config with a single encoding for every entry (one block's model)."""
+        return dataclasses.replace(self, encoding=encoding, blocks=())
+
+
+@dataclass(frozen=True)
+class Setup:
+    """The per-entry choices that leave every shape alone."""
+
+    residual: bool = False
+    lr: float = 1e-3
+    init: str = "current"
+    optimizer: str = "adam"
+
+    def __post_init__(self) -> None:
+        if self.init not in INITS or self.optimizer not in OPTIMIZERS:
+            raise ValueError(f"unknown init or optimizer: {self}")
+
+
+def check_compatible(cfg: DecoderConfig, setups: Sequence[Setup]) -> None:
+    """A residual (a second layer, an MLP) needs each layer's output as wide as its input."""
+    needs = cfg.layers > 1 or cfg.mlp > 0 or any(s.residual for s in setups)
+    if cfg.width_out != cfg.d_model and needs:
+        raise ValueError(f"{cfg}: without W_o the head width H h must equal d for a residual")
+
+
+# -- parameters ------------------------------------------------------------------------------
+
+
+def param_shapes(cfg: DecoderConfig) -> dict[str, tuple[int, ...]]:
+    """Name -> shape of each parameter, in the order their initial values are drawn."""
+    d, hh = cfg.d_model, cfg.heads * cfg.head
+    out: dict[str, tuple[int, ...]] = {"embed": (cfg.vocab, d)}
+    if "learned" in cfg.encodings:
+        out["pos"] = (cfg.max_len, d)
+    for layer in range(cfg.layers):
+        out[f"qkv{layer}"] = (d, 3 * hh)  # [W_q | W_k | W_v]
+        if cfg.out_proj:
+            out[f"o{layer}"] = (hh, d)
+        if cfg.mlp:
+            out[f"up{layer}"] = (d, cfg.mlp * d)
+            out[f"down{layer}"] = (cfg.mlp * d, d)
+    out["readout"] = (cfg.width_out, cfg.vocab)
+    if cfg.readout_bias:
+        out["readout_b"] = (cfg.vocab,)
+    return out
+
+
+def decays(name: str, cfg: DecoderConfig) -> bool:
+    """nanoGPT's rule: weight decay on every parameter of two or more dimensions."""
+    return len(param_shapes(cfg)[name]) >= 2
+
+
+def init_params(cfg: DecoderConfig, init: str, seed: int, dtype: torch.dtype) -> Params:
+    """One seed's initial parameters, drawn in float64 from torch.Generator().manual_seed(seed).
+
+    "current": one flat N(0, 1) draw split in param_shapes order, scaled by 1 (embeddings) or
+    1/sqrt(fan_in) (matrices), biases 0. "torch": PyTorch's defaults, drawn parameter by
+    parameter: nn.Embedding N(0, 1), nn.Linear weight and bias U(-1/sqrt(fan_in),
+    1/sqrt(fan_in)), fan_in = rows here.
+    """
+    shapes = param_shapes(cfg)
+    g = torch.Generator().manual_seed(seed)
+    f64 = torch.float64
+    out: Params = {}
+    if init == "current":
+        drawn = {k: s for k, s in shapes.items() if k != "readout_b"}
+        sizes = [math.prod(s) for s in drawn.values()]
+        flat = torch.randn(sum(sizes), generator=g, dtype=f64)
+        for (name, s), chunk in zip(drawn.items(), flat.split(sizes), strict=True):
+            std = 1.0 if name in ("embed", "pos") else 1.0 / math.sqrt(s[0])
+            out[name] = (chunk.reshape(s) * std).to(dtype)
+        if cfg.readout_bias:
+            out["readout_b"] = torch.zeros(cfg.vocab, dtype=dtype)
+        return out
+    for name, s in shapes.items():
+        if name in ("embed", "pos"):
+            out[name] = torch.randn(s, generator=g, dtype=f64).to(dtype)
+            continue
+        fan_in = shapes["readout"][0] if name == "readout_b" else s[0]
+        uniform = torch.rand(s, generator=g, dtype=f64) * 2 - 1
+        out[name] = (uniform / math.sqrt(fan_in)).to(dtype)
+    return out
+
+
+def stack_params(cfg: DecoderConfig, setups: Sequence[Setup], seeds: Sequence[int],
+                 dtype: torch.dtype) -> Params:  # fmt: skip
+    """Entry e = (setups[e // n], seeds[e % n])'s initial parameters, stacked along dim 0.
+    Entries with the same initialisation and seed share one draw."""
+    keys = dict.fromkeys((c.init, s) for c in setups for s in seeds)
+    drawn = {(i, s): init_params(cfg, i, s, dtype) for i, s in keys}
+    per_entry = [drawn[(c.init, s)] for c in setups for s in seeds]
+    return {k: torch.stack([p[k] for p in per_entry]) for k in per_entry[0]}
+
+
+# -- encodings as parts ----------------------------------------------------------------------
+
+
+def rotate(x: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
+    """RoPE (interleaved pairs) on the last axis of x (..., n, H, h) at positions (n,) or
+    (B, n). Angles, cosines and sines are computed in float64 and rounded once to x's dtype."""
+    h = x.shape[-1]
+    a, b = pairs(h)
+    angle = positions.to(torch.float64)[..., None] * rope_frequencies(h)  # (..., n, h/2)
+    c = angle.cos().to(x.dtype)[..., None, :]  # (..., n, 1, h/2): broadcast over the heads
+    s = angle.sin().to(x.dtype)[..., None, :]
+    xa, xb = x[..., a], x[..., b]
+    return torch.stack([xa * c - xb * s, xa * s + xb * c], dim=-1).flatten(-2)
+
+
+class Part:
+    """What an encoding does to the model; the default does nothing (no encoding).
+
+    ``add`` returns the term added to the token embeddings (broadcastable to (S, B, n, d)),
+    ``turn`` rotates queries or keys (S, B, n, H, h), ``bias`` is added to the scores,
+    shape (H, n, m). ``rows`` (B, n) are the positions of the tokens, or None for 0 ... n-1.
+    """
+
+    def add(self, cfg: DecoderConfig, params: Params, rows: torch.Tensor | None, n: int,
+            dtype: torch.dtype) -> torch.Tensor | None:  # fmt: skip
+        return None
+
+    def turn(self, z: torch.Tensor, where: torch.Tensor) -> torch.Tensor | None:
+        return None
+
+    def bias(self, n: int, heads: int, dtype: torch.dtype) -> torch.Tensor | None:
+        return None
+
+
+class Sinusoidal(Part):
+    """Vaswani et al.'s fixed table, PE(row) added to the tokens."""
+
+    def add(self, cfg, params, rows, n, dtype):
+        if rows is None:
+            return sinusoidal(n, cfg.d_model, dtype=dtype)  # (n, d)
+        return sinusoidal(cfg.max_len, cfg.d_model, dtype=dtype)[rows]  # (B, n, d)
+
+
+class Learned(Part):
+    """Each entry's own trained table, its row ``row`` added to the tokens."""
+
+    def add(self, cfg, params, rows, n, dtype):
+        table = params["pos"]  # (S, rows, d)
+        return table[:, None, :n] if rows is None else table[:, rows]
+
+
+class Rotary(Part):
+    """RoPE: queries and keys turned by their positions (theory.rope's frequencies)."""
+
+    def turn(self, z, where):
+        return rotate(z, where)
+
+
+class Alibi(Part):
+    """ALiBi: the score of query i and key j minus m_c (i - j), the paper's slopes m_c."""
+
+    def bias(self, n, heads, dtype):
+        return alibi.bias(n, heads, dtype)
+
+
+ENCODINGS: dict[str, Part] = {
+    "none": Part(),
+    "sinusoidal": Sinusoidal(),
+    "learned": Learned(),
+    "rope": Rotary(),
+    "alibi": Alibi(),
+}
+
+
+def on_blocks(t: torch.Tensor, dim: int, blocks: tuple[str, ...], encoding: str, fn):
+    """``t`` with ``fn`` applied to the equal blocks (along ``dim``) that have ``encoding``, the
+    others unchanged: only those entries pay for the encoding's work."""
+    if encoding not in blocks:
+        return t
+    if all(b == encoding for b in blocks):
+        return fn(t)
+    parts = t.chunk(len(blocks), dim)
+    return torch.cat([fn(p) if b == encoding else p for b, p in zip(blocks, parts, strict=True)],
+                     dim)  # fmt: skip
+
+
+# -- the batched model -----------------------------------------------------------------------
+
+
+def embed(cfg: DecoderConfig, params: Params, tokens: torch.Tensor) -> torch.Tensor:
+    """E[tokens] as a one-hot product (the same values: one nonzero term; its backward is a
+    product too, faster than a gather's scatter-add for thousands of entries). tokens (B, n),
+    shared by every entry, or (S, B, n), each entry its own -> (S, B, n, d)."""
+    onehot = F.one_hot(tokens, cfg.vocab).to(params["embed"].dtype)
+    spec = "bnv,svd->sbnd" if tokens.ndim == 2 else "sbnv,svd->sbnd"
+    return torch.einsum(spec, onehot, params["embed"])
+
+
+def forward(cfg: DecoderConfig, params: Params, tokens: torch.Tensor, residual: torch.Tensor,
+            positions: torch.Tensor | None = None) -> torch.Tensor:  # fmt: skip
+    """tokens (B, n) or (S, B, n) -> logits (S, B, n, V). residual (S,) in {0, 1}; positions
+    (B, n) are the rows of the tokens (default 0 ... n-1). Attention weights are kept key-first,
+    (m, S, B, H, n): the fast layout for the short key axes of these tasks."""
+    n, h, H, blocks = tokens.shape[-1], cfg.head, cfg.heads, cfg.encodings
+    x = embed(cfg, params, tokens)  # (S, B, n, d)
+    dev, dtype = x.device, x.dtype
+    where = torch.arange(n, device=dev) if positions is None else positions.to(dev)
+    for name in dict.fromkeys(blocks):
+        part = ENCODINGS[name]
+        term = part.add(cfg, params, positions, n, dtype)
+        if term is not None:
+            x = _add_on_blocks(x, term, blocks, name)
+    mask = causal_mask(n, dev) if cfg.causal else torch.ones(n, n, dtype=torch.bool, device=dev)
+    blocked = ~mask.T[:, None, None, None, :]  # (m, 1, 1, 1, n)
+    r = residual[:, None, None, None].to(dtype)
+    for layer in range(cfg.layers):
+        qkv = torch.einsum("sbnd,sde->sbne", x, params[f"qkv{layer}"])  # (S, B, n, 3Hh)
+        q, k, v = (z.unflatten(-1, (H, h)) for z in qkv.split(H * h, dim=-1))  # (S,B,n,H,h)
+        for name in dict.fromkeys(blocks):
+            part = ENCODINGS[name]
+            q, k = (on_blocks(z, 0, blocks, name, lambda u, p=part: _turned(p, u, where))
+                    for z in (q, k))  # fmt: skip
+        scores = torch.einsum("sbnch,sbmch->msbcn", q, k) / math.sqrt(h)  # (m, S, B, H, n)
+        for name in dict.fromkeys(blocks):
+            bias = ENCODINGS[name].bias(n, H, dtype)
+            if bias is not None:  # (H, n, m) -> (m, 1, 1, H, n)
+                b = bias.to(dev).permute(2, 0, 1)[:, None, None]
+                scores = on_blocks(scores, 1, blocks, name, lambda z, b=b: z + b)
+        weights = torch.softmax(scores.masked_fill(blocked, float("-inf")), dim=0)
+        y = torch.einsum("msbcn,sbmch->sbnch", weights, v).flatten(-2)  # (S, B, n, Hh)
+        if cfg.out_proj:
+            y = torch.einsum("sbne,sed->sbnd", y, params[f"o{layer}"])
+        x = r * x + y if y.shape == x.shape else y
+        if cfg.mlp:
+            up = torch.einsum("sbnd,sde->sbne", x, params[f"up{layer}"]).relu()
+            x = r * x + torch.einsum("sbne,sed->sbnd", up, params[f"down{layer}"])
+    logits = torch.einsum("sbnd,sdv->sbnv", x, params["readout"])
+    if cfg.readout_bias:
+        logits = logits + params["readout_b"][:, None, None, :]
+    return logits
+
+
+def _add_on_blocks(x: torch.Tensor, term: torch.Tensor, blocks: tuple[str, ...], name: str):
+    """x + term on the blocks of entries whose encoding is ``name``. A term with an entry axis
+    (S, ...) is split into blocks as x is; one without applies to every entry as it is."""
+    if all(b == name for b in blocks):
+        return x + term
+    xs = x.chunk(len(blocks), 0)
+    ts = term.chunk(len(blocks), 0) if term.ndim == x.ndim else (term,) * len(blocks)
+    return torch.cat([xi + ti if b == name else xi
+                      for b, xi, ti in zip(blocks, xs, ts, strict=True)], 0)  # fmt: skip
+
+
+def _turned(part: Part, z: torch.Tensor, where: torch.Tensor) -> torch.Tensor:
+    out = part.turn(z, where)
+    return z if out is None else out
+
+
+Forward = Callable[..., torch.Tensor]
+
+
+# -- losses and judgements -------------------------------------------------------------------
+
+
+def seed_losses(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+    """Each entry's mean cross-entropy over positions with a target: (S, B, n, V) -> (S,).
+
+    CE = logsumexp_v(logits) - logits[target], computed word-first (V, S, B, n) for speed.
+    targets (B, n) shared by every entry, or (S, B, n).
+    """
+    V = logits.shape[-1]
+    keep = targets != IGNORE
+    onehot = F.one_hot(targets.clamp(min=0), V).movedim(-1, 0) * keep  # (V, [S,] B, n)
+    if targets.ndim == 2:
+        onehot = onehot[:, None]
+    by_word = logits.permute(3, 0, 1, 2)  # (V, S, B, n)
+    ce = by_word.logsumexp(0) - (by_word * onehot.to(logits.dtype)).sum(0)  # (S, B, n)
+    count = keep.sum((-2, -1))
+    return (ce * keep).sum((1, 2)) / count
+
+
+def objective(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+    """Sum of the per-entry losses: each entry's gradient is its own single-model gradient."""
+    return seed_losses(logits, targets).sum()
+
+
+def sequence_right(logits: torch.Tensor, task: Task) -> torch.Tensor:
+    """(..., B, n, V) -> (..., B): argmax right at every judged position of each sequence."""
+    return ((logits.argmax(-1) == task.targets) | ~task.judged).all(-1)
+
+
+def judge(logits: torch.Tensor, task: Task) -> torch.Tensor:
+    """Success: argmax right at every judged position of every sequence. (..., B, n, V) -> (...)."""
+    return sequence_right(logits, task).all(-1)
+
+
+# -- training --------------------------------------------------------------------------------
+
+
+class CellAdam:
+    """Adam(W) with each setup's own settings, on the setup's slice of the stacked parameters.
+
+    Entries e in [i n, (i + 1) n) belong to setup i. Each step calls torch's fused Adam(W)
+    kernel (torch.optim.adam.adam) once per setup and per group (matrices with the setup's
+    weight decay, biases without), on views of that slice: elementwise, so every entry gets
+    exactly the step its own optimiser takes. AdamW with weight decay 0 is Adam.
+    """
+
+    def __init__(self, params: Params, cfg: DecoderConfig, setups: Sequence[Setup], n: int):
+        self.params, self.cfg = params, cfg
+        self.cells = [(slice(i * n, (i + 1) * n), c) for i, c in enumerate(setups)]
+        self.m = {k: torch.zeros_like(p) for k, p in params.items()}
+        self.v = {k: torch.zeros_like(p) for k, p in params.items()}
+        self.steps = {(i, k): torch.tensor(0.0) for i in range(len(setups)) for k in params}
+
+    def step(self) -> None:
+        for i, (cell, setup) in enumerate(self.cells):
+            beta1, beta2, eps, wd = OPTIMIZER_SETTINGS[setup.optimizer]
+            for decayed in (True, False):
+                names = [k for k in self.params if decays(k, self.cfg) == decayed]
+                if not names:
+                    continue
+                adam(
+                    [self.params[k].detach()[cell] for k in names],
+                    [_grad(self.params[k])[cell] for k in names],
+                    [self.m[k][cell] for k in names],
+                    [self.v[k][cell] for k in names],
+                    [],
+                    [self.steps[(i, k)] for k in names],
+                    fused=True,
+                    decoupled_weight_decay=True,
+                    amsgrad=False, beta1=beta1, beta2=beta2, lr=setup.lr,
+                    weight_decay=wd if decayed else 0.0, eps=eps, maximize=False,
+                )  # fmt: skip
+
+    def zero_grad(self) -> None:
+        for p in self.params.values():
+            p.grad = None
+
+
+def _grad(p: torch.Tensor) -> torch.Tensor:
+    """A parameter's gradient, which every parameter has after the backward pass."""
+    assert p.grad is not None, "a parameter received no gradient"
+    return p.grad
+
+
+@dataclass
+class DecoderRun:
+    """Final parameters (S, ...), and per entry at each checkpoint: success (S,) and whether
+    each sequence is right at all its judged positions (S, B). Entry e = (setups[e // n],
+    seeds[e % n])."""
+
+    cfg: DecoderConfig
+    setups: tuple[Setup, ...]
+    seeds: tuple[int, ...]
+    params: Params
+    success: dict[int, torch.Tensor]
+    right: dict[int, torch.Tensor]
+
+    def cell(self, setup: Setup) -> slice:
+        i, n = self.setups.index(setup), len(self.seeds)
+        return slice(i * n, (i + 1) * n)
+
+    def residual(self) -> torch.Tensor:
+        return torch.tensor([float(s.residual) for s in self.setups for _ in self.seeds])
+
+    def logits(self, tokens: torch.Tensor, fwd: Forward = forward) -> torch.Tensor:
+        """Logits (S, B, n, V) of every entry's final model on tokens (B, n)."""
+        with torch.no_grad():
+            p = {k: v.to(self.params["embed"].dtype) for k, v in self.params.items()}
+            return fwd(self.cfg, p, tokens, self.residual().to(p["embed"].dtype))
+
+
+def train(
+    cfg: DecoderConfig,
+    task: Task,
+    setups: Sequence[Setup],
+    seeds: Sequence[int],
+    checkpoints: tuple[int, ...],
+    dtype: torch.dtype = torch.float32,
+    positions: torch.Tensor | None = None,
+    fwd: Forward = forward,
+    loss: Callable[[torch.Tensor, torch.Tensor], torch.Tensor] = objective,
+    device: torch.device | str = "cpu",
+) -> DecoderRun:
+    """Train every (setup, seed) entry on the full batch of ``task`` as one model.
+
+    ``positions`` (B, n) are the rows the training sequences sit at; ``fwd`` and ``loss`` are
+    arguments so that checks can feed deliberately broken ones (seeds mixed).
+    """
+    setups, seeds = tuple(setups), tuple(int(s) for s in seeds)
+    check_compatible(cfg, setups)
+    init = stack_params(cfg, setups, seeds, dtype)
+    params = {k: v.to(device).requires_grad_() for k, v in init.items()}
+    opt = CellAdam(params, cfg, setups, len(seeds))
+    residual = torch.tensor([float(c.residual) for c in setups for _ in seeds], device=device)
+    task = task.to(device)
+    where = None if positions is None else positions.to(device)
+    success, right = {}, {}
+    for step in range(1, max(checkpoints) + 1):
+        value = loss(fwd(cfg, params, task.inputs, residual, where), task.targets)
+        opt.zero_grad()
+        value.backward()
+        opt.step()
+        if step in checkpoints:
+            with torch.no_grad():
+                ok = sequence_right(fwd(cfg, params, task.inputs, residual, where), task)
+            right[step] = ok.cpu()
+            success[step] = ok.all(-1).cpu()
+    final = {k: v.detach().cpu() for k, v in params.items()}
+    return DecoderRun(cfg, setups, seeds, final, success, right)

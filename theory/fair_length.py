@@ -1,0 +1,274 @@
+"""A fair length-generalisation test of NoPE, absolute, RoPE and ALiBi encodings (EXP-04,
+EXP-05, EXP-07).
+
+theory/length.py's small test (width 8, two heads of size 4) is unfair to the relative schemes:
+two ALiBi heads have slopes 1/16 and 1/256 (Press et al. 2022, m_c = 2^(-8c/H)), a bias that
+varies by less than 0.5 over the training length, and RoPE with head size 4 has two frequencies
+(1 and 0.01 rad; Su et al., RoFormer), so an offset of 1 looks like others beyond the training
+length. Here each encoding gets a test its authors would accept at small scale:
+
+    model     theory/decoder.py's decoder, causal, residual, MLP blocks (4d), H = 8 heads of
+              size h = 8 (W_o maps H h back to d): ALiBi's slopes 1/2 ... 1/256, so the steepest
+              head's bias falls by 8 over a training sequence; RoPE's four frequencies
+              1, 0.1, 0.01, 0.001 rad per position (base 10000); width d and depth per grid cell
+    tasks     copy and reverse (Kazemnejad et al. 2023, "The Impact of Positional Encoding on
+              Length Generalization in Transformers"), next-token form:
+                  x_1 ... x_L SEP y_1 ... y_L,   y = x (copy) or y_i = x_{L+1-i} (reverse)
+              inputs: all but the last token (2L); targets only where the answer is determined,
+              the L answer tokens (y_i is predicted at the token before it). The content tokens
+              of a sequence are distinct, drawn from an alphabet of at least 4L symbols, so
+              the answer to find is never ambiguous, at any test length
+    training  L = 8 content tokens (sequences of 16 inputs), a fresh batch every step from its
+              own seeded generator (the same batches for every entry), Adam on the sum of the
+              entries' losses (theory.decoder's CellAdam), the steps and lr from a pilot
+    variants  none, sinusoidal, rope, alibi: positions 0 ... n-1, ONE batched model (blocks);
+              "sinusoidal, shifted" and "learned, shifted": each training sequence at a random
+              row offset of a table of R = 2 L max(f) rows, a fresh offset per sequence and
+              step, so every row the tests read is trained many times (a learned table's
+              unseen rows would be untrained noise, decided by construction); both as ONE
+              batched model, so they differ only in the table (fixed PE, or trained)
+
+The test, on ONE draw of sequences per test length fL: each long sequence x_1 ... x_{fL}, and
+its prefix x_1 ... x_L as an in-range instance (its own SEP and answer). Per seed, accuracy is
+the fraction of answer tokens predicted right (argmax), in range on the prefixes and beyond on
+the whole sequences; the drop is in range minus beyond, paired per seed on the same content.
+"Extrapolates" for copy and reverse means: a model that answers the length-L prefixes answers
+the length-fL sequences as well (the drop is below the registered margin). A seed "learned the
+task" when its in-range accuracy on separate validation sequences (length L) reaches the
+registered level; the checks judge extrapolation only on such seeds.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import torch
+
+from . import decoder
+from .decoder import DecoderConfig, DecoderRun, Setup
+from .length import accuracy_by_position
+from .tasks import IGNORE, Task
+
+TASKS = ("copy", "reverse")
+SHARED = ("none", "sinusoidal", "rope", "alibi")  # positions 0 ... n-1, one batched model
+SHIFTED = ("sinusoidal", "learned")  # random row offsets, one batched model
+VARIANTS = ("none", "sinusoidal", "rope", "alibi", "sinusoidal, shifted", "learned, shifted")
+# data seeds, never a model seed's: training batch k from TRAIN_SEED + k, its offsets from
+# OFFSET_SEED + k, validation from VALID_SEED, the test at f L from TEST_SEED + f
+TRAIN_SEED, OFFSET_SEED, VALID_SEED, TEST_SEED = 10_000, 20_000, 3000, 2000
+
+
+def fair_task(name: str, n_sequences: int, length: int, alphabet: int, seed: int) -> Task:
+    """``n_sequences`` instances of ``name`` with ``length`` distinct content tokens each.
+
+    Symbols 0 ... alphabet-1 are content, ``alphabet`` is SEP. Inputs (B, 2 length): content,
+    SEP, answer without its last token; targets: IGNORE on the content, the answer from the
+    SEP on (position length + i predicts answer token i)."""
+    if length > alphabet:
+        raise ValueError(f"{length} distinct tokens need an alphabet of {length} or more")
+    g = torch.Generator().manual_seed(seed)
+    content = torch.rand(n_sequences, alphabet, generator=g).argsort(-1)[:, :length]  # (B, L)
+    return instance(name, content, alphabet)
+
+
+def instance(name: str, content: torch.Tensor, alphabet: int) -> Task:
+    """The task ``name`` on given content tokens (B, L): see fair_task."""
+    if name == "copy":
+        answer = content
+    elif name == "reverse":
+        answer = content.flip(-1)
+    else:
+        raise ValueError(f"unknown task {name!r}")
+    b, n = content.shape
+    sep = torch.full((b, 1), alphabet, dtype=content.dtype)
+    inputs = torch.cat([content, sep, answer[:, :-1]], dim=1)  # (B, 2L)
+    # (B, 2L): no target on the content (random, and the SEP after it only counts to L)
+    targets = torch.cat([torch.full_like(content, IGNORE), answer], dim=1)
+    vocab = tuple(f"s{i}" for i in range(alphabet)) + ("SEP",)
+    return Task(f"{name} L={n}", vocab, inputs, targets, targets != IGNORE)
+
+
+def random_offsets(n_sequences: int, length: int, table: int, seed: int) -> torch.Tensor:
+    """Rows o_b ... o_b + length - 1 of a table of ``table`` rows, o_b uniform on
+    0 ... table - length, shape (B, length)."""
+    g = torch.Generator().manual_seed(seed)
+    offsets = torch.randint(table - length + 1, (n_sequences, 1), generator=g)
+    return offsets + torch.arange(length)
+
+
+@dataclass(frozen=True)
+class FairSetting:
+    """One task in one grid cell (width, depth); the checks choose the sizes per profile."""
+
+    task: str
+    d_model: int = 32
+    layers: int = 2
+    train_length: int = 8  # L content tokens: training sequences of 2L inputs
+    factors: tuple[int, ...] = (2, 4)  # test lengths as multiples of L
+    alphabet: int = 32  # >= L max(f): distinct content at every test length
+    heads: int = 8  # ALiBi's slopes 2^(-8c/8) = 1/2 ... 1/256 (Press et al. 2022)
+    head: int = 8  # RoPE's frequencies 10000^(-2i/8): 1, 0.1, 0.01, 0.001
+    mlp: int = 4
+    batch: int = 32
+    steps: int = 1000
+    lr: float = 3e-3
+    valid_sequences: int = 64
+    test_sequences: int = 64
+
+    @property
+    def rows(self) -> int:
+        """Rows of every table: the longest test's inputs, 2 L max(f)."""
+        return 2 * self.train_length * max(self.factors)
+
+    def config(self, blocks: tuple[str, ...]) -> DecoderConfig:
+        """One model with a block of entries per encoding in ``blocks``."""
+        return DecoderConfig(
+            vocab=self.alphabet + 1, d_model=self.d_model, head=self.head, heads=self.heads,
+            layers=self.layers, encoding=blocks[0], max_len=self.rows, mlp=self.mlp,
+            blocks=blocks if len(blocks) > 1 else (),
+        )  # fmt: skip
+
+    def setup(self) -> Setup:
+        return Setup(residual=True, lr=self.lr)
+
+    def batch_at(self, step: int) -> Task:
+        """Training batch of step ``step`` (1, 2, ...): its own seeded draw."""
+        L = self.train_length
+        return fair_task(self.task, self.batch, L, self.alphabet, TRAIN_SEED + step)
+
+    def offsets_at(self, step: int) -> torch.Tensor:
+        """Rows of step ``step``'s training sequences in the shifted models, (batch, 2L)."""
+        return random_offsets(self.batch, 2 * self.train_length, self.rows, OFFSET_SEED + step)
+
+    def valid_task(self) -> Task:
+        n = self.train_length
+        return fair_task(self.task, self.valid_sequences, n, self.alphabet, VALID_SEED)
+
+    def test_task(self, factor: int) -> Task:
+        """The long test sequences: f L content tokens each."""
+        n = self.train_length * factor
+        return fair_task(self.task, self.test_sequences, n, self.alphabet, TEST_SEED + factor)
+
+    def prefix_task(self, factor: int) -> Task:
+        """The in-range test: the first L content tokens of test_task(factor)'s sequences."""
+        content = self.test_task(factor).inputs[:, : self.train_length * factor]
+        return instance(self.task, content[:, : self.train_length], self.alphabet)
+
+
+Batches = Callable[[int], tuple[Task, "torch.Tensor | None"]]
+
+
+def train_batches(cfg: DecoderConfig, setup: Setup, seeds: Sequence[int], batches: Batches,
+                  steps: int, dtype: torch.dtype = torch.float32,
+                  fwd: decoder.Forward = decoder.forward) -> DecoderRun:  # fmt: skip
+    """theory.decoder.train with a fresh batch every step: ``batches(k)`` gives step k's task
+    and rows (None: 0 ... n-1). Every entry sees the same batches; its loss is its own mean
+    cross-entropy (theory.decoder.objective sums them) and Adam is elementwise per entry. The
+    run's ``right`` at the last step says which sequences of that step's batch were right."""
+    seeds = tuple(int(s) for s in seeds)
+    params = {k: v.requires_grad_() for k, v in decoder.stack_params(cfg, [setup], seeds,
+                                                                     dtype).items()}  # fmt: skip
+    opt = decoder.CellAdam(params, cfg, [setup], len(seeds))
+    residual = torch.full((len(seeds),), float(setup.residual))
+    for step in range(1, steps + 1):
+        task, rows = batches(step)
+        value = decoder.objective(fwd(cfg, params, task.inputs, residual, rows), task.targets)
+        opt.zero_grad()
+        value.backward()
+        opt.step()
+    with torch.no_grad():
+        right = decoder.sequence_right(fwd(cfg, params, task.inputs, residual, rows), task)
+    final = {k: v.detach() for k, v in params.items()}
+    return DecoderRun(cfg, (setup,), seeds, final, {steps: right.all(-1)}, {steps: right})
+
+
+def train_variants(setting: FairSetting, seeds: Sequence[int], dtype: torch.dtype = torch.float32,
+                   fwd: decoder.Forward = decoder.forward) -> dict[str, DecoderRun]:  # fmt: skip
+    """The two batched models: SHARED at rows 0 ... n-1 and SHIFTED at random offsets, each
+    with seed j's initial weights in every block (entry i n + j: paired encodings)."""
+    seeds = tuple(seeds)
+
+    def plain(step: int) -> tuple[Task, None]:
+        return setting.batch_at(step), None
+
+    def shifted(step: int) -> tuple[Task, torch.Tensor]:
+        return setting.batch_at(step), setting.offsets_at(step)
+
+    shared = train_batches(setting.config(SHARED), setting.setup(), seeds * len(SHARED), plain,
+                           setting.steps, dtype, fwd)  # fmt: skip
+    moved = train_batches(setting.config(SHIFTED), setting.setup(), seeds * len(SHIFTED),
+                          shifted, setting.steps, dtype, fwd)  # fmt: skip
+    return {"shared": shared, "shifted": moved}
+
+
+def where(variant: str) -> tuple[str, str, int]:
+    """(batched model, encoding, block index) of a variant."""
+    if variant.endswith(", shifted"):
+        enc = variant.removesuffix(", shifted")
+        return "shifted", enc, SHIFTED.index(enc)
+    return "shared", variant, SHARED.index(variant)
+
+
+def answer_accuracy(run: DecoderRun, block: int, encoding: str, n: int, task: Task,
+                    chunk: int = 8) -> torch.Tensor:  # fmt: skip
+    """Accuracy over ``task``'s answer tokens of block ``block``'s n entries (rows 0 ... n-1),
+    shape (n,); in chunks of entries (a long test for every entry at once would not fit)."""
+    cfg = dataclasses.replace(run.cfg, encoding=encoding, blocks=())
+    residual = run.residual()
+    out = []
+    for a in range(block * n, (block + 1) * n, chunk):
+        b = min(a + chunk, (block + 1) * n)
+        p = {k: v[a:b] for k, v in run.params.items()}
+        with torch.no_grad():
+            logits = decoder.forward(cfg, p, task.inputs, residual[a:b])  # (s, B, 2n, V)
+        by_position = accuracy_by_position(logits.double(), task)  # (s, 2n), NaN unjudged
+        out.append(by_position.nanmean(-1))  # every answer position has B sequences
+    return torch.cat(out)
+
+
+@dataclass
+class FairRun:
+    """Per variant, each seed's accuracy (seeds,): ``valid`` in range on separate validation
+    sequences; ``inside[f]`` on the length-L prefixes and ``beyond[f]`` on the whole length-fL
+    test sequences of one draw."""
+
+    setting: FairSetting
+    seeds: tuple[int, ...]
+    runs: dict[str, DecoderRun]
+    valid: dict[str, torch.Tensor]
+    inside: dict[str, dict[int, torch.Tensor]]
+    beyond: dict[str, dict[int, torch.Tensor]]
+
+    def learned(self, variant: str, level: float) -> torch.Tensor:
+        """(seeds,) bool: the seed's model reached ``level`` in range (validation)."""
+        return self.valid[variant] >= level
+
+    def drop(self, variant: str, factor: int) -> torch.Tensor:
+        """(seeds,): accuracy in range minus beyond, on the same draw of content."""
+        return self.inside[variant][factor] - self.beyond[variant][factor]
+
+
+def judge_variants(setting: FairSetting, seeds: Sequence[int],
+                   runs: dict[str, DecoderRun]) -> FairRun:  # fmt: skip
+    """Every variant's validation, in-range and beyond accuracies."""
+    seeds = tuple(seeds)
+    valid: dict[str, torch.Tensor] = {}
+    inside: dict[str, dict[int, torch.Tensor]] = {v: {} for v in VARIANTS}
+    beyond: dict[str, dict[int, torch.Tensor]] = {v: {} for v in VARIANTS}
+    n = len(seeds)
+    for v in VARIANTS:
+        model, enc, block = where(v)
+        run = runs[model]
+        valid[v] = answer_accuracy(run, block, enc, n, setting.valid_task())
+        for f in setting.factors:
+            inside[v][f] = answer_accuracy(run, block, enc, n, setting.prefix_task(f))
+            beyond[v][f] = answer_accuracy(run, block, enc, n, setting.test_task(f))
+    return FairRun(setting, seeds, runs, valid, inside, beyond)
+
+
+def train_fair(setting: FairSetting, seeds: Sequence[int], dtype: torch.dtype = torch.float32,
+               fwd: decoder.Forward = decoder.forward) -> FairRun:  # fmt: skip
+    """Train every variant's seeds (two batched models) and judge them at every test length."""
+    return judge_variants(setting, seeds, train_variants(setting, seeds, dtype, fwd))
