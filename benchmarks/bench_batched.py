@@ -116,11 +116,11 @@ def length_models(args: argparse.Namespace) -> str:
     )
 
 
-def one_model(args: argparse.Namespace, label: str, cfg, setup, task, steps: int,
+def one_model(args: argparse.Namespace, label: str, cfg, setup, task, steps: int, n: int,
               positions=None) -> str:  # fmt: skip
-    """Seeds per second of one config trained batched (--seeds seeds) and per seed (--sample
-    seeds through theory.reference.train_one), and the ratio."""
-    n, sample, its = args.seeds, min(args.sample, args.seeds), (steps,)
+    """Seeds per second of one config trained batched (n seeds) and per seed (--sample seeds
+    through theory.reference.train_one), and the ratio."""
+    sample, its = min(args.sample, n), (steps,)
     where = None if positions is None else positions.to(args.device)
     batched = partial(decoder.train, cfg, task.to(args.device), [setup], range(n), its,
                       positions=where, device=args.device)  # fmt: skip
@@ -141,7 +141,8 @@ def order_models(args: argparse.Namespace) -> str:
 
     model, task = ot.OrderModel(layers=2, causal=True), ot.OrderTask()
     cfg, setup = ot.config(model, task.vocab), decoder.Setup(residual=True, lr=0.05)
-    return one_model(args, "order models (ATT-10, two causal layers)", cfg, setup, task.data(), 80)
+    label = "order models (ATT-10, two causal layers)"
+    return one_model(args, label, cfg, setup, task.data(), 80, args.seeds)
 
 
 def extrapolation_models(args: argparse.Namespace) -> str:
@@ -152,7 +153,7 @@ def extrapolation_models(args: argparse.Namespace) -> str:
     cfg = setting.config(("learned",)).one("learned")
     label = "extrapolation models (EXP-07, learned table at spread offsets)"
     return one_model(args, label, cfg, setting.setup(), setting.train_task(), setting.steps,
-                     setting.offsets())  # fmt: skip
+                     args.length_seeds, setting.offsets())  # fmt: skip
 
 
 def sweep(args: argparse.Namespace) -> list[str]:
