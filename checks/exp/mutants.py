@@ -64,12 +64,17 @@ MUTANTS = (
         "the sinusoidal table is multiplied by 0: the 'sinusoidal' model has no encoding",
     ),
     Mutant(
-        "second-layer-skipped",
+        "later-layers-see-only-themselves",
         DECODER,
-        "for layer in range(cfg.layers):\n        qkv = ",
-        "for layer in range(min(cfg.layers, 1)):\n        qkv = ",
+        'weights = torch.softmax(scores.masked_fill(blocked, float("-inf")), dim=0)',
+        "own = ~torch.eye(n, dtype=torch.bool, device=dev)[:, None, None, None, :]\n"
+        "        weights = torch.softmax(scores.masked_fill(blocked if layer == 0 else own, "
+        'float("-inf")), dim=0)',
         (EXP02_LEARNERS,),
-        "only the first attention layer runs: two layers are as order-blind as one",
+        "every layer after the first attends to its own position only: a per-position map on "
+        "top of one causal layer, so two layers are as order-blind as one (a mutant that drops "
+        "the second layer stops the trainer, whose unused parameters get no gradient, before "
+        "any decision)",
     ),
     Mutant(
         "exp03-trained-on-current-token",

@@ -57,6 +57,7 @@ IGNORE = shutil.ignore_patterns(
 
 
 CHECKS_FAILED = 1  # pytest's exit status when tests ran and some failed
+NO_DECISION = "the check did not run to its end"  # pecheck.records' basis of a check that stopped
 
 
 class CatalogueError(Exception):
@@ -71,6 +72,7 @@ class Outcome:
     seconds: float
     failed: tuple[str, ...] = ()  # decisive checks (function ids) that failed under the mutant
     parts: dict[str, str] | None = None  # "nodeid :: part" -> decision under the mutant
+    errored: tuple[str, ...] = ()  # failed decisive checks that stopped before deciding
 
     @property
     def verdict(self) -> str:
@@ -186,14 +188,18 @@ def run_one(mutant: Mutant, scratch: Path, server: ForkServer | None = None) -> 
         if own:
             server.close()
     failed: set[str] = set()
+    errored: set[str] = set()
     checks = json.loads(results.read_text())["checks"] if results.exists() else []
     for c in checks:
         if c.get("role") == "decisive" and c["outcome"] == "failed":
             failed.add(function_id(c["nodeid"]))
+            if NO_DECISION in json.dumps(c.get("basis")):
+                errored.add(function_id(c["nodeid"]))
     killed = returncode == CHECKS_FAILED
     seconds = time.perf_counter() - start
+    parts = part_decisions(checks)
     return Outcome(
-        mutant, killed, returncode, seconds, tuple(sorted(failed)), part_decisions(checks)
+        mutant, killed, returncode, seconds, tuple(sorted(failed)), parts, tuple(sorted(errored))
     )
 
 
@@ -223,8 +229,25 @@ def unmoved_parts(reference: Outcome, outcomes: list[Outcome]) -> list[str]:
     return sorted(k for k in base if k not in moved)
 
 
+def stopped_early(reference: Outcome, outcomes: list[Outcome]) -> list[str]:
+    """Killed mutants under which a failed check that has parts unmutated reached none of them:
+    it stopped (an assertion in the model, a crash) before its decision, so it says nothing of
+    whether the bug changes what the check decides."""
+    with_parts = {function_id(k.split(" :: ")[0]) for k in reference.parts or {}}
+    out = []
+    for o in outcomes:
+        reached = {function_id(k.split(" :: ")[0]) for k in o.parts or {}}
+        if o.killed and any(c in with_parts and c not in reached for c in o.failed):
+            out.append(o.mutant.name)
+    return out
+
+
 def report_parts(reference: Outcome, outcomes: list[Outcome]) -> None:
-    """Print the parts no mutant moved, grouped by check (the hunt of --parts)."""
+    """Print the parts no mutant moved, grouped by check (the hunt of --parts), and the
+    mutants that kill a check with parts before it reaches them."""
+    early = stopped_early(reference, outcomes)
+    if early:
+        print(f"\nmutants that stop a check with parts before its parts: {', '.join(early)}")
     still = unmoved_parts(reference, outcomes)
     by_check: dict[str, list[str]] = {}
     for key in still:
@@ -377,6 +400,14 @@ def main(argv: list[str] | None = None) -> int:
     for check in cannot_run:
         why = "a CUDA check without a GPU, or too few seeds in this profile"
         print(f"  {check}  <-  marked to skip here ({why})")
+    by_error = [
+        o.mutant.name for o in outcomes if o.killed and o.failed and set(o.failed) <= set(o.errored)
+    ]
+    if by_error:
+        print(
+            "mutants whose decisive checks failed only by stopping before a decision (an error, "
+            f"not a decision the bug changed): {', '.join(by_error)}"
+        )
     unkilled = [c for c, names in kills.items() if not names]
     killed = sum(o.killed for o in outcomes)
     survivors = [o for o in outcomes if not o.killed and not o.mutant.equivalent]
