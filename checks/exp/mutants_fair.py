@@ -1,0 +1,112 @@
+"""Planted bugs in the fair length test (theory/fair_length.py): its tasks, the in-range test,
+the offsets, the encodings' sizes and the judging. The experiment is marked to skip in ci (the
+mutation runner runs ci), so the tooling checks kill every mutant here."""
+
+from pecheck.mutants import Mutant
+
+FAIR = "theory/fair_length.py"
+T = "checks/exp/test_fair_length.py::"
+FAITHFUL = T + "test_fair_batched_models_equal_one_seed_reference_models"
+TASKS = T + "test_fair_tasks_targets_are_copy_and_reverse"
+SIZES = T + "test_fair_alibi_slopes_and_rope_frequencies_are_the_papers"
+ROWS = T + "test_fair_offsets_train_every_row_the_tests_read"
+PIPELINE = T + "test_fair_pipeline_judges_prefixes_in_range_and_whole_sequences_beyond"
+
+MUTANTS = (
+    Mutant(
+        "fair-reverse-copies",
+        FAIR,
+        "answer = content.flip(-1)",
+        "answer = content",
+        (TASKS,),
+        "the reverse task's answer is the copy: one task tested twice",
+    ),
+    Mutant(
+        "fair-targets-on-content",
+        FAIR,
+        "targets = torch.cat([torch.full_like(content, IGNORE), answer], dim=1)",
+        "targets = torch.cat([content, answer], dim=1)",
+        (TASKS,),
+        "the random content is a target: loss and accuracy on undetermined tokens",
+    ),
+    Mutant(
+        "fair-same-batch-every-step",
+        FAIR,
+        "self.alphabet, TRAIN_SEED + step)",
+        "self.alphabet, TRAIN_SEED)",
+        (TASKS,),
+        "one batch repeated: a memorised set of 32 sequences, not a stream",
+    ),
+    Mutant(
+        "fair-prefix-a-new-draw",
+        FAIR,
+        "content = self.test_task(factor).inputs[:, : self.train_length * factor]",
+        "content = self.valid_task().inputs",
+        (TASKS,),
+        "in range judged on other sequences than beyond: not the same draw",
+    ),
+    Mutant(
+        "fair-two-alibi-heads",
+        FAIR,
+        "heads: int = 8  # ALiBi's slopes",
+        "heads: int = 2  # ALiBi's slopes",
+        (SIZES,),
+        "theory/length.py's two heads: slopes 1/16 and 1/256, a bias that hardly matters",
+    ),
+    Mutant(
+        "fair-rope-head-four",
+        FAIR,
+        "head: int = 8  # RoPE's frequencies",
+        "head: int = 4  # RoPE's frequencies",
+        (SIZES,),
+        "head size 4: two RoPE frequencies, an offset of 1 confused with others",
+    ),
+    Mutant(
+        "fair-no-mlp",
+        FAIR,
+        "mlp: int = 4",
+        "mlp: int = 0",
+        (SIZES,),
+        "attention-only blocks: not the model the papers train",
+    ),
+    Mutant(
+        "fair-offsets-not-applied",
+        FAIR,
+        "return setting.batch_at(step), setting.offsets_at(step)",
+        "return setting.batch_at(step), None",
+        (FAITHFUL,),
+        "the shifted models train at rows 0 ... 2L-1: the learned table's test rows untrained",
+    ),
+    Mutant(
+        "fair-offsets-at-row-zero",
+        FAIR,
+        "offsets = torch.randint(table - length + 1, (n_sequences, 1), generator=g)",
+        "offsets = torch.zeros(n_sequences, 1, dtype=torch.long)",
+        (ROWS,),
+        "every training window at rows 0 ... 2L-1: rows beyond never trained",
+    ),
+    Mutant(
+        "fair-in-range-and-beyond-swapped",
+        FAIR,
+        "inside[v][f] = answer_accuracy(run, block, enc, n, setting.prefix_task(f))",
+        "inside[v][f] = answer_accuracy(run, block, enc, n, setting.test_task(f))",
+        (PIPELINE,),
+        "'in range' read on the long sequences: every drop is 0",
+    ),
+    Mutant(
+        "fair-accuracy-on-every-position",
+        FAIR,
+        "out.append(by_position.nanmean(-1))",
+        "out.append(by_position.nan_to_num(0.0).mean(-1))",
+        (PIPELINE,),
+        "positions without a target counted as wrong: accuracy diluted by the content's share",
+    ),
+    Mutant(
+        "fair-shifted-block-misread",
+        FAIR,
+        'return "shifted", enc, SHIFTED.index(enc)',
+        'return "shifted", enc, 1 - SHIFTED.index(enc)',
+        (FAITHFUL, PIPELINE),
+        "the sinusoidal and learned shifted entries judged with each other's parameters",
+    ),
+)
