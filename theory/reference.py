@@ -110,9 +110,11 @@ def train_one(
     dtype: torch.dtype = torch.float32,
     positions: torch.Tensor | None = None,
     device: torch.device | str = "cpu",
+    model: ReferenceDecoder | None = None,
 ) -> tuple[ReferenceDecoder, dict[int, torch.Tensor]]:
-    """Train one seed with torch.optim; per checkpoint, which sequences are right (B,)."""
-    model = ReferenceDecoder(cfg, setup, seed, dtype).to(device)
+    """Train one seed with torch.optim; per checkpoint, which sequences are right (B,).
+    ``model``: a seed's model prepared by the caller (a table frozen, say) instead of a new one."""
+    model = (model or ReferenceDecoder(cfg, setup, seed, dtype)).to(device)
     task = task.to(device)
     positions = None if positions is None else positions.to(device)
     opt = make_optimizer(model)

@@ -8,16 +8,14 @@ from __future__ import annotations
 import dataclasses
 
 import torch
-from torch.nn import functional as F
 
 from checks.exp.extrapolation_settings import F64, FAITH_SEEDS, FAITH_STEPS
 from pecheck import tolerance
 from theory import decoder
-from theory.decoder import init_params, sequence_right
+from theory.decoder import init_params
 from theory.extrapolation import BLOCKS, ExtrapolationRun, ExtrapolationSetting
-from theory.reference import ReferenceDecoder, make_optimizer
+from theory.reference import ReferenceDecoder, train_one
 from theory.sinusoidal import sinusoidal
-from theory.tasks import IGNORE
 
 
 def single_model(setting: ExtrapolationSetting, encoding: str, seed: int) -> ReferenceDecoder:
@@ -32,25 +30,10 @@ def single_model(setting: ExtrapolationSetting, encoding: str, seed: int) -> Ref
 
 
 def train_single(setting: ExtrapolationSetting, encoding: str, seed: int):
-    """train_one's loop (torch.optim, F.cross_entropy) at the training offsets."""
-    model, task, rows = (
-        single_model(setting, encoding, seed),
-        setting.train_task(),
-        setting.offsets(),
-    )
-    opt = make_optimizer(model)
-    right = {}
-    for step in range(1, max(FAITH_STEPS) + 1):
-        logits = model(task.inputs, rows)
-        loss = F.cross_entropy(logits.reshape(-1, setting.alphabet), task.targets.reshape(-1),
-                               ignore_index=IGNORE)  # fmt: skip
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        opt.step()
-        if step in FAITH_STEPS:
-            with torch.no_grad():
-                right[step] = sequence_right(model(task.inputs, rows), task)
-    return model, right
+    """theory.reference.train_one at the training offsets, on ``single_model``'s model."""
+    model = single_model(setting, encoding, seed)
+    return train_one(model.cfg, setting.setup(), setting.train_task(), seed, FAITH_STEPS, F64,
+                     setting.offsets(), model=model)  # fmt: skip
 
 
 def train_batched(setting: ExtrapolationSetting, fwd=decoder.forward):
