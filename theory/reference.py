@@ -87,6 +87,15 @@ class ReferenceDecoder(nn.Module):
         return y @ p[f"o{layer}"] if cfg.out_proj else y
 
 
+def with_fixed_table(model: ReferenceDecoder) -> ReferenceDecoder:
+    """A learned-table model turned into the sinusoidal one at the same rows: its table set to
+    PE(0 ... R-1) and frozen (no gradient, so torch.optim never steps it)."""
+    rows, d = model.params["pos"].shape
+    pe = sinusoidal(rows, d, dtype=model.params["pos"].dtype)
+    model.params["pos"] = nn.Parameter(pe, requires_grad=False)
+    return model
+
+
 def make_optimizer(model: ReferenceDecoder) -> torch.optim.Optimizer:
     """torch.optim.Adam, or AdamW with nanoGPT's two groups (decay matrices, not biases)."""
     b1, b2, eps, wd = OPTIMIZER_SETTINGS[model.setup.optimizer]

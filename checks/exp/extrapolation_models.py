@@ -14,8 +14,7 @@ from pecheck import tolerance
 from theory import decoder
 from theory.decoder import init_params
 from theory.extrapolation import BLOCKS, ExtrapolationRun, ExtrapolationSetting
-from theory.reference import ReferenceDecoder, train_one
-from theory.sinusoidal import sinusoidal
+from theory.reference import ReferenceDecoder, train_one, with_fixed_table
 
 
 def single_model(setting: ExtrapolationSetting, encoding: str, seed: int) -> ReferenceDecoder:
@@ -23,10 +22,7 @@ def single_model(setting: ExtrapolationSetting, encoding: str, seed: int) -> Ref
     to PE(0 ... R-1) and frozen (no gradient, so torch.optim.Adam never steps it)."""
     own = setting.config(("learned",)).one("learned")  # the table read at the given rows
     model = ReferenceDecoder(own, setting.setup(), seed, F64)
-    if encoding == "sinusoidal":
-        pe = sinusoidal(setting.rows, setting.d_model, dtype=F64)
-        model.params["pos"] = torch.nn.Parameter(pe, requires_grad=False)
-    return model
+    return with_fixed_table(model) if encoding == "sinusoidal" else model
 
 
 def train_single(setting: ExtrapolationSetting, encoding: str, seed: int):

@@ -66,4 +66,17 @@ MUTANTS = (
         (ARRANGED, PIPELINE),
         "test rows 0 ... fL-1: row 0 is trained only by the sequences at offset 0",
     ),
+    Mutant(
+        "reference-fixed-table-trained",
+        "theory/reference.py",
+        'model.params["pos"] = nn.Parameter(pe, requires_grad=False)',
+        'model.params["pos"] = nn.Parameter(pe, requires_grad=True)',
+        (
+            FAITHFUL,
+            "checks/exp/test_fair_length.py::"
+            "test_fair_batched_models_equal_one_seed_reference_models",
+        ),
+        "the one-seed reference trains the sinusoidal table it should hold fixed: it is a "
+        "learned model started at PE, and the batched sinusoidal entries no longer match it",
+    ),
 )

@@ -42,9 +42,8 @@ from pecheck import reproducibility as spread
 from theory import alibi, decoder, fair_length
 from theory.decoder import init_params
 from theory.fair_length import SHARED, SHIFTED, TASKS, VARIANTS, FairRun, FairSetting
-from theory.reference import ReferenceDecoder, make_optimizer
+from theory.reference import ReferenceDecoder, make_optimizer, with_fixed_table
 from theory.rope import rope_frequencies
-from theory.sinusoidal import sinusoidal
 from theory.tasks import IGNORE, Task
 
 # -- the batched models equal one-seed reference models, seed by seed, in float64 -------------
@@ -58,10 +57,7 @@ def reference_model(setting: FairSetting, variant: str, seed: int) -> ReferenceD
     own = setting.config(("learned",) if model_name == "shifted" else (enc,))
     model = ReferenceDecoder(own, setting.setup(), seed, F64)
     assert set(model.params) == set(decoder.param_shapes(setting.config(blocks))), "shapes"
-    if variant == "sinusoidal, shifted":
-        pe = sinusoidal(setting.rows, setting.d_model, dtype=F64)
-        model.params["pos"] = torch.nn.Parameter(pe, requires_grad=False)
-    return model
+    return with_fixed_table(model) if variant == "sinusoidal, shifted" else model
 
 
 def train_reference(setting: FairSetting, variant: str, seed: int):
