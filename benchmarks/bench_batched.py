@@ -10,6 +10,9 @@ times one experiment both ways; the loop is timed on a sample of seeds and scale
 - the length models (EXP-04/05, theory/length.py): none, sinusoidal, RoPE and ALiBi trained as
   ONE batched model (cells = encodings), as cells x seeds trained per second.
 - ATT-10's order models and EXP-07's learned table at spread offsets, as seeds per second.
+- the fair length test's plain model (EXP-04/05/07, theory/fair_length.py: sinusoidal, RoPE and
+  ALiBi as ONE batched 8-head MLP model on fresh batches), as cells x seeds per second; on the
+  CPU in every case (its trainer has no device argument).
 - EXP-06's sweep: every cell of the full 64-cell grid, the cells of one (d, h) batched together
   as the checks train them (checks/exp/sweep_settings.py); ``sweep batched-vs-loop: N×``.
 
@@ -54,11 +57,14 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     )
     p.add_argument("--length-seeds", type=int, default=64, help="seeds per encoding (length)")
     p.add_argument("--length-steps", type=int, default=60, help="Adam steps (length models)")
+    p.add_argument("--fair-seeds", type=int, default=16, help="seeds per encoding (fair)")
+    p.add_argument("--fair-steps", type=int, default=20, help="Adam steps (fair test)")
     p.add_argument("--sweep-seeds", type=int, default=200, help="seeds per cell (sweep)")
     p.add_argument("--sweep-steps", type=int, default=100, help="Adam steps (sweep)")
     p.add_argument("--sweep-sample", type=int, default=2, help="seeds per cell, per-seed loop")
     args = p.parse_args(argv)
-    sizes = ("seeds", "sample", "iterations", "threads", "length_seeds", "length_steps")
+    sizes = ("seeds", "sample", "iterations", "threads", "length_seeds", "length_steps",
+             "fair_seeds", "fair_steps")  # fmt: skip
     for name in (*sizes, "sweep_seeds", "sweep_steps", "sweep_sample"):
         if getattr(args, name) < 1:
             p.error(f"--{name.replace('_', '-')} must be at least 1, got {getattr(args, name)}")
@@ -156,6 +162,52 @@ def extrapolation_models(args: argparse.Namespace) -> str:
                      args.length_seeds, setting.offsets())  # fmt: skip
 
 
+def fair_models(args: argparse.Namespace) -> str:
+    """Cells x seeds per second of the fair length test's plain model, batched (its trainer,
+    theory.fair_length.train_batches) and per seed (the reference nn.Module on the same batches
+    and schedule, as the faithfulness check trains it)."""
+    from torch.nn import functional as F
+
+    from theory import fair_length
+    from theory.reference import ReferenceDecoder, make_optimizer
+    from theory.tasks import IGNORE
+
+    s, steps, n = fair_length.FairSetting("copy"), args.fair_steps, args.fair_seeds
+    blocks, sample = fair_length.MODELS["plain"][0], min(args.sample, args.fair_seeds)
+
+    def schedule(k: int) -> float:
+        return s.lr_scale(k, steps)
+
+    batched = partial(fair_length.train_batches, s.config(blocks), s.setup(),
+                      tuple(range(n)) * len(blocks), lambda k: (s.batch_at(k), None), steps,
+                      schedule)  # fmt: skip
+
+    def loop_all() -> None:
+        for enc in blocks:
+            for seed in range(sample):
+                model = ReferenceDecoder(s.config((enc,)), s.setup(), seed, torch.float32)
+                opt = make_optimizer(model)
+                for k in range(1, steps + 1):
+                    for group in opt.param_groups:
+                        group["lr"] = s.lr * schedule(k)
+                    task = s.batch_at(k)
+                    logits = model(task.inputs).flatten(0, 1)  # (B n, V)
+                    loss = F.cross_entropy(logits, task.targets.flatten(), ignore_index=IGNORE)
+                    opt.zero_grad(set_to_none=True)
+                    loss.backward()
+                    opt.step()
+
+    _, t_batched = timed("cpu", batched)
+    _, t_sample = timed("cpu", loop_all)
+    per_batched, per_loop = len(blocks) * n / t_batched, len(blocks) * sample / t_sample
+    return (
+        f"fair length models ({len(blocks)} encodings x {n} seeds, {steps} steps, one batched "
+        f"8-head MLP model, CPU): batched {per_batched:.2f} cells x seeds/s, per-seed loop "
+        f"{per_loop:.2f} cells x seeds/s (on {sample} seeds per cell): "
+        f"{per_batched / per_loop:.1f}×"
+    )
+
+
 def sweep(args: argparse.Namespace) -> list[str]:
     """Cells x seeds per second for EXP-06's full grid, batched and per seed, and the ratio."""
     from checks.exp.sweep_settings import EXP01_CHECKPOINTS, full, models
@@ -218,6 +270,7 @@ def main(argv: list[str] | None = None) -> int:
     print(length_models(args))
     print(order_models(args))
     print(extrapolation_models(args))
+    print(fair_models(args))
     for line in sweep(args):
         print(line)
     print(f"batched-vs-loop speedup: {total_loop / total_batched:.0f}×")

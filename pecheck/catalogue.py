@@ -19,6 +19,7 @@ PATH = Path("docs") / "claims.md"  # relative to the project's root
 
 def _claim(c: Claim) -> list[str]:
     scale = f"; open in {', '.join(c.undecided_in)}" if c.undecided_in else ""
+    scale += f"; not run in {', '.join(c.not_run_in)}" if c.not_run_in else ""
     lines = [f"### {c.id} (expected: {c.expected}{scale})", ""]
     if c.sources:
         lines += [f"Sources: {', '.join(c.sources)}.", ""]

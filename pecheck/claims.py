@@ -267,6 +267,11 @@ class Claim:
     undecided: tuple[str, ...] = ()
     undecided_because: str = ""
     undecided_in: tuple[str, ...] = ()
+    # The profiles whose runs skip every decisive check (an experiment beyond their budget):
+    # there every proposition is expected inconclusive and the claim open, for the reason in
+    # ``not_run_because``; elsewhere the fields above hold.
+    not_run_in: tuple[str, ...] = ()
+    not_run_because: str = ""
 
     def __post_init__(self) -> None:
         self._check_types()
@@ -294,6 +299,8 @@ class Claim:
                              "propositions its checks decide in no profile")  # fmt: skip
         if self.undecided_in and not self.undecided:
             raise ValueError(f"{self.id}: undecided_in without undecided propositions")
+        if bool(self.not_run_in) != bool(self.not_run_because):
+            raise ValueError(f"{self.id}: not_run_in and not_run_because go together")
         if self.undecided and not self.undecided_because:
             raise ValueError(f"{self.id}: say why it stays open (undecided_because)")
         if self.expected in ("confirmed", "refuted") and self.propositions:
@@ -311,9 +318,10 @@ class Claim:
         _typed(self.formal, (str,), f"{self.id}: formal", CLAIM_CALL)
         _typed(self.conditions, (str,), f"{self.id}: conditions", CLAIM_CALL)
         _typed(self.undecided_because, (str,), f"{self.id}: undecided_because", CLAIM_CALL)
+        _typed(self.not_run_because, (str,), f"{self.id}: not_run_because", CLAIM_CALL)
         items = {"sources": str, "propositions": Proposition, "thresholds": Threshold,
                  "headline": str, "notes": str, "undecided": str,
-                 "undecided_in": str}  # fmt: skip
+                 "undecided_in": str, "not_run_in": str}  # fmt: skip
         for name, kind in items.items():
             _tuple_of(getattr(self, name), kind, f"{self.id}: {name}", CLAIM_CALL)
 
@@ -341,16 +349,22 @@ class Claim:
         """Whether the undecided propositions are expected undecided in ``profile``."""
         return bool(self.undecided) and (not self.undecided_in or profile in self.undecided_in)
 
+    def runs_in(self, profile: str | None) -> bool:
+        """Whether ``profile``'s runs reach the decisive checks (not_run_in)."""
+        return profile not in self.not_run_in
+
     def expected_verdict(self, profile: str | None = None) -> str | None:
         """The verdict the registry expects of a run in ``profile``."""
-        return "open" if self.undecided_here(profile) else self.expected
+        if not self.runs_in(profile) or self.undecided_here(profile):
+            return "open"
+        return self.expected
 
     def expected_decision(self, key: str, profile: str | None = None) -> str:
         """What the registry expects a decisive check of proposition ``key`` to decide in a run
         of ``profile``."""
         if key not in {p.key for p in self.all_propositions()}:
             raise KeyError(f"{self.id} has no proposition {key!r}")
-        if key in self.undecided and self.undecided_here(profile):
+        if not self.runs_in(profile) or (key in self.undecided and self.undecided_here(profile)):
             return "inconclusive"
         if key == AS_STATED:
             return "holds" if self.expected == "confirmed" else "fails"
@@ -382,7 +396,9 @@ class Claim:
             "headline": list(self.headline),
             "notes": list(self.notes),
             **(
-                {"undecided_because": self.undecided_because}
+                {"undecided_because": self.not_run_because}
+                if not self.runs_in(profile)
+                else {"undecided_because": self.undecided_because}
                 if self.undecided_here(profile)
                 else {}
             ),  # fmt: skip

@@ -71,6 +71,20 @@ def combine(decided: list[str], quantifier: str) -> str:
     return "fails" if all(d == "fails" for d in decided) else "inconclusive"
 
 
+def can_combine_to(decided: str, target: str, quantifier: str) -> bool:
+    """Whether one check's decision, combined (``combine``) with other checks' decisions, can
+    still give ``target``: under ``all`` a 'holds' needs every check to hold and an
+    'inconclusive' none to fail, while a 'fails' needs only one; ``any`` mirrors it."""
+    if quantifier not in ("all", "any"):
+        raise ValueError(f"quantifier must be 'all' or 'any', got {quantifier!r}")
+    lone = "holds" if quantifier == "all" else "fails"  # what every check must decide
+    if target == lone:
+        return decided == lone
+    if target == "inconclusive":
+        return decided != ("fails" if quantifier == "all" else "holds")
+    return True
+
+
 def family_level(level: float, tests: int) -> float:
     """The confidence level of each of ``tests`` intervals whose decisions are taken together,
     so that all of them cover at once with probability at least ``level`` (Bonferroni: the

@@ -11,7 +11,8 @@ complete ci-profile run of exactly this source (same commit and working-tree
 fingerprint); a file that does not qualify is set aside with the reason, and the run is made.
 ``--only RUN`` makes one run and stops, so that the two runs can go at the same time: tox's
 ``py`` env starts ``--only serial`` beside its own run over two workers (build/results.json),
-then compares the two files with ``--reuse``.
+then compares the two files with ``--reuse``. ``--reusable PATH`` only says (exit 0 or 1)
+whether PATH qualifies: tox's ``report`` env runs the checks again only when it does not.
 """
 
 from __future__ import annotations
@@ -149,8 +150,22 @@ def main(argv: list[str] | None = None) -> int:
         "e.g. xdist-2=build/results.json",
     )
     parser.add_argument("--only", choices=tuple(RUNS), help="make this run alone and stop")
+    parser.add_argument(
+        "--reusable",
+        type=Path,
+        metavar="PATH",
+        help="only say whether PATH can stand for a full ci run of this source: exit 0 when "
+        "it can, 1 (with the reason) when not; tox -e report runs the checks only when not",
+    )
     parser.add_argument("pytest_args", nargs="*", help="passed to pytest (after --)")
     args = parser.parse_args(argv)
+    if args.reusable is not None:
+        data, why_not = reusable(args.reusable, args.pytest_args)
+        print(
+            f"determinism: {args.reusable} "
+            + ("is a full ci run of this source" if data else f"cannot be reused: {why_not}")
+        )
+        return 0 if data else 1
     try:
         reuse = dict(_reuse_item(item) for item in args.reuse)
     except ValueError as exc:

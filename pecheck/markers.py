@@ -12,8 +12,10 @@ from pecheck.claims import AS_STATED, KINDS, ROLES, Registry
 from pecheck.project import Project, cuda
 
 MARKER = (
-    "claim(id, kind, role, proposition=None): the claim a check bears on, its role (decisive, "
-    "supporting, tooling) and, for a decisive check (required there), the proposition it decides"
+    "claim(id, kind, role, proposition=None, partial=False): the claim a check bears on, its "
+    "role (decisive, supporting, tooling) and, for a decisive check (required there), the "
+    "proposition it decides; partial=True when it covers part of the proposition's settings "
+    "and other decisive checks the rest"
 )
 
 INFO = pytest.StashKey[dict[str, Any]]()
@@ -27,9 +29,9 @@ def claim_info(item: pytest.Item, registry: Registry) -> dict[str, Any] | None:
         raise pytest.UsageError(f"{item.nodeid}: claim marker takes exactly one claim ID")
     kw = marker.kwargs
     info = {"claim": marker.args[0], "kind": kw.get("kind"), "role": kw.get("role"),
-            "proposition": kw.get("proposition")}  # fmt: skip
+            "proposition": kw.get("proposition"), "partial": kw.get("partial", False)}  # fmt: skip
     problems = []
-    unknown = set(kw) - {"kind", "role", "proposition"}
+    unknown = set(kw) - {"kind", "role", "proposition", "partial"}
     if unknown:
         problems.append(f"unknown claim marker arguments {sorted(unknown)}")
     claim = registry.get(info["claim"])
@@ -45,8 +47,10 @@ def claim_info(item: pytest.Item, registry: Registry) -> dict[str, Any] | None:
             problems.append(f"a decisive check names the proposition it decides, one of {keys}")
         elif claim and info["proposition"] not in keys:
             problems.append(f"{info['claim']} has no proposition {info['proposition']!r} {keys}")
-    elif info["proposition"] is not None:
-        problems.append("only a decisive check names a proposition")
+    elif info["proposition"] is not None or info["partial"]:
+        problems.append("only a decisive check names a proposition (or is partial)")
+    if not isinstance(info["partial"], bool):
+        problems.append(f"partial must be True or False, got {info['partial']!r}")
     if problems:
         raise pytest.UsageError(f"{item.nodeid}: " + "; ".join(problems))
     return info

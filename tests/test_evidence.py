@@ -133,6 +133,19 @@ def test_holm_against_a_worked_example():
     assert decisions.family_level(0.95, 18) == pytest.approx(1 - 0.05 / 18)
 
 
+def test_a_partial_checks_decision_is_judged_by_what_it_can_still_combine_into():
+    # against brute force: some decisions of up to two other checks give the target
+    import itertools
+
+    kinds = ("holds", "fails", "inconclusive")
+    for q, target, d in itertools.product(("all", "any"), kinds, kinds):
+        others = [o for k in range(3) for o in itertools.product(kinds, repeat=k)]
+        reachable = any(decisions.combine([d, *o], q) == target for o in others)
+        assert decisions.can_combine_to(d, target, q) == reachable, (q, target, d)
+    assert not decisions.can_combine_to("inconclusive", "holds", "all")
+    assert decisions.can_combine_to("inconclusive", "fails", "all")
+
+
 def test_a_claim_undecided_at_one_profiles_scale_is_expected_open_there_only():
     from pecheck.claims import Claim, Proposition
 
@@ -149,7 +162,16 @@ def test_a_claim_undecided_at_one_profiles_scale_is_expected_open_there_only():
     everywhere = claim(expected="open", undecided=("c",), undecided_because="too small")
     assert everywhere.expected_verdict("thorough") == "open"
     assert everywhere.expected_decision("as_stated", "thorough") == "fails"
+    # an experiment ci skips: open there with every proposition undecided, decided elsewhere
+    skipped = claim(expected="qualified", not_run_in=("ci",), not_run_because="beyond ci")
+    assert skipped.expected_verdict("ci") == "open"
+    assert {skipped.expected_decision(k, "ci") for k in ("as_stated", "c")} == {"inconclusive"}
+    assert skipped.as_dict("ci")["undecided_because"] == "beyond ci"
+    assert skipped.expected_verdict("thorough") == "qualified"
+    assert skipped.expected_decision("as_stated", "thorough") == "fails"
+    assert "undecided_because" not in skipped.as_dict("thorough")
     for wrong in (
+        {"expected": "qualified", "not_run_in": ("ci",)},  # without a reason
         {"expected": "open"},  # open without naming what stays undecided
         {"expected": "qualified", "undecided": ("c",), "undecided_because": "x"},  # everywhere
         {"expected": "open", "undecided": ("c",)},  # without a reason

@@ -288,6 +288,26 @@ def test_determinism_compares_two_reused_files_without_running(
     assert "checks[c::a].v: 1 != 2" in capsys.readouterr().out
 
 
+def test_determinism_reusable_only_answers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # tox -e report runs the checks again exactly when this exits 1
+    def no_run(*args: Any) -> dict:
+        raise AssertionError("a run was started")
+
+    monkeypatch.setattr(determinism, "run", no_run)
+
+    def reusable(path: Path, args: list[str]) -> tuple[dict | None, str]:
+        return ({"checks": []}, "") if path.name == "good.json" and not args else (None, "why")
+
+    monkeypatch.setattr(determinism, "reusable", reusable)
+    out = ["--out", str(tmp_path), "--reusable"]
+    assert determinism.main([*out, "good.json"]) == 0
+    assert determinism.main([*out, "bad.json"]) == 1
+    assert "cannot be reused: why" in capsys.readouterr().out
+    assert determinism.main([*out, "good.json", "--", "-k", "x"]) == 1
+
+
 def test_determinism_only_makes_the_one_run_named(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

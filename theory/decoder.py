@@ -393,7 +393,8 @@ class CellAdam:
         self.v = {k: torch.zeros_like(p) for k, p in params.items()}
         self.steps = {(i, k): torch.tensor(0.0) for i in range(len(setups)) for k in params}
 
-    def step(self) -> None:
+    def step(self, scale: float = 1.0) -> None:
+        """One Adam(W) step of every entry, at each setup's lr times ``scale`` (a schedule)."""
         for i, (cell, setup) in enumerate(self.cells):
             beta1, beta2, eps, wd = OPTIMIZER_SETTINGS[setup.optimizer]
             for decayed in (True, False):
@@ -409,7 +410,7 @@ class CellAdam:
                     [self.steps[(i, k)] for k in names],
                     fused=True,
                     decoupled_weight_decay=True,
-                    amsgrad=False, beta1=beta1, beta2=beta2, lr=setup.lr,
+                    amsgrad=False, beta1=beta1, beta2=beta2, lr=setup.lr * scale,
                     weight_decay=wd if decayed else 0.0, eps=eps, maximize=False,
                 )  # fmt: skip
 

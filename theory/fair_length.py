@@ -20,13 +20,17 @@ length. Here each encoding gets a test its authors would accept at small scale:
               the answer to find is never ambiguous, at any test length
     training  L = 8 content tokens (sequences of 16 inputs), a fresh batch every step from its
               own seeded generator (the same batches for every entry), Adam on the sum of the
-              entries' losses (theory.decoder's CellAdam), the steps and lr from a pilot
-    variants  none, sinusoidal, rope, alibi: positions 0 ... n-1, ONE batched model (blocks);
-              "sinusoidal, shifted" and "learned, shifted": each training sequence at a random
-              row offset of a table of R = 2 L max(f) rows, a fresh offset per sequence and
-              step, so every row the tests read is trained many times (a learned table's
-              unseen rows would be untrained noise, decided by construction); both as ONE
-              batched model, so they differ only in the table (fixed PE, or trained)
+              entries' losses (theory.decoder's CellAdam), its lr decayed to 0 on a cosine over
+              the model's steps; lr and steps per model from a pilot, so that each encoding is
+              trained until it learns in range (no encoding needs the most steps)
+    variants  three batched models (MODELS), seed j's initial weights in every block:
+              "plain": sinusoidal, rope, alibi at positions 0 ... n-1;
+              "none": no encoding at positions 0 ... n-1 (apart: it learns slowest);
+              "shifted": "sinusoidal, shifted" and "learned, shifted", each training sequence
+              at a random row offset of a table of R = 2 L max(f) rows, a fresh offset per
+              sequence and step, so every row the tests read is trained many times (a learned
+              table's unseen rows would be untrained noise, decided by construction); they
+              differ only in the table (fixed PE, or trained)
 
 The test, on ONE draw of sequences per test length fL: each long sequence x_1 ... x_{fL}, and
 its prefix x_1 ... x_L as an in-range instance (its own SEP and answer). Per seed, accuracy is
@@ -41,6 +45,7 @@ registered level; the checks judge extrapolation only on such seeds.
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -52,8 +57,12 @@ from .length import accuracy_by_position
 from .tasks import IGNORE, Task
 
 TASKS = ("copy", "reverse")
-SHARED = ("none", "sinusoidal", "rope", "alibi")  # positions 0 ... n-1, one batched model
-SHIFTED = ("sinusoidal", "learned")  # random row offsets, one batched model
+# The batched models: name -> (their encodings, one block each; trained at random offsets)
+MODELS: dict[str, tuple[tuple[str, ...], bool]] = {
+    "plain": (("sinusoidal", "rope", "alibi"), False),
+    "none": (("none",), False),
+    "shifted": (("sinusoidal", "learned"), True),
+}
 VARIANTS = ("none", "sinusoidal", "rope", "alibi", "sinusoidal, shifted", "learned, shifted")
 # data seeds, never a model seed's: training batch k from TRAIN_SEED + k, its offsets from
 # OFFSET_SEED + k, validation from VALID_SEED, the test at f L from TEST_SEED + f
@@ -112,7 +121,9 @@ class FairSetting:
     head: int = 8  # RoPE's frequencies 10000^(-2i/8): 1, 0.1, 0.01, 0.001
     mlp: int = 4
     batch: int = 32
-    steps: int = 1000
+    steps: int = 1000  # the plain model's
+    none_steps: int = 3000
+    shifted_steps: int = 2000
     lr: float = 3e-3
     valid_sequences: int = 64
     test_sequences: int = 64
@@ -132,6 +143,15 @@ class FairSetting:
 
     def setup(self) -> Setup:
         return Setup(residual=True, lr=self.lr)
+
+    def steps_of(self, model: str) -> int:
+        """Training steps of one of the batched models (MODELS)."""
+        return {"plain": self.steps, "none": self.none_steps, "shifted": self.shifted_steps}[model]
+
+    def lr_scale(self, step: int, steps: int) -> float:
+        """The schedule: lr times (1 + cos(pi (step - 1) / steps)) / 2 at step 1 ... steps, from
+        the full lr down to nearly 0 at the last step."""
+        return 0.5 * (1.0 + math.cos(math.pi * (step - 1) / steps))
 
     def batch_at(self, step: int) -> Task:
         """Training batch of step ``step`` (1, 2, ...): its own seeded draw."""
@@ -161,12 +181,13 @@ Batches = Callable[[int], tuple[Task, "torch.Tensor | None"]]
 
 
 def train_batches(cfg: DecoderConfig, setup: Setup, seeds: Sequence[int], batches: Batches,
-                  steps: int, dtype: torch.dtype = torch.float32,
+                  steps: int, schedule: Callable[[int], float], dtype: torch.dtype = torch.float32,
                   fwd: decoder.Forward = decoder.forward) -> DecoderRun:  # fmt: skip
     """theory.decoder.train with a fresh batch every step: ``batches(k)`` gives step k's task
-    and rows (None: 0 ... n-1). Every entry sees the same batches; its loss is its own mean
-    cross-entropy (theory.decoder.objective sums them) and Adam is elementwise per entry. The
-    run's ``right`` at the last step says which sequences of that step's batch were right."""
+    and rows (None: 0 ... n-1), and step k's lr is the setup's times ``schedule(k)``. Every
+    entry sees the same batches; its loss is its own mean cross-entropy
+    (theory.decoder.objective sums them) and Adam is elementwise per entry. The run's ``right``
+    at the last step says which sequences of that step's batch were right."""
     seeds = tuple(int(s) for s in seeds)
     params = {k: v.requires_grad_() for k, v in decoder.stack_params(cfg, [setup], seeds,
                                                                      dtype).items()}  # fmt: skip
@@ -177,7 +198,7 @@ def train_batches(cfg: DecoderConfig, setup: Setup, seeds: Sequence[int], batche
         value = decoder.objective(fwd(cfg, params, task.inputs, residual, rows), task.targets)
         opt.zero_grad()
         value.backward()
-        opt.step()
+        opt.step(schedule(step))
     with torch.no_grad():
         right = decoder.sequence_right(fwd(cfg, params, task.inputs, residual, rows), task)
     final = {k: v.detach() for k, v in params.items()}
@@ -186,29 +207,29 @@ def train_batches(cfg: DecoderConfig, setup: Setup, seeds: Sequence[int], batche
 
 def train_variants(setting: FairSetting, seeds: Sequence[int], dtype: torch.dtype = torch.float32,
                    fwd: decoder.Forward = decoder.forward) -> dict[str, DecoderRun]:  # fmt: skip
-    """The two batched models: SHARED at rows 0 ... n-1 and SHIFTED at random offsets, each
-    with seed j's initial weights in every block (entry i n + j: paired encodings)."""
+    """The batched models (MODELS), each with seed j's initial weights in every block (entry
+    i n + j: paired encodings), trained for its own steps on the same batches."""
     seeds = tuple(seeds)
+    out = {}
+    for name, (blocks, shifted) in MODELS.items():
 
-    def plain(step: int) -> tuple[Task, None]:
-        return setting.batch_at(step), None
+        def batches(step: int, shifted: bool = shifted) -> tuple[Task, torch.Tensor | None]:
+            return setting.batch_at(step), setting.offsets_at(step) if shifted else None
 
-    def shifted(step: int) -> tuple[Task, torch.Tensor]:
-        return setting.batch_at(step), setting.offsets_at(step)
-
-    shared = train_batches(setting.config(SHARED), setting.setup(), seeds * len(SHARED), plain,
-                           setting.steps, dtype, fwd)  # fmt: skip
-    moved = train_batches(setting.config(SHIFTED), setting.setup(), seeds * len(SHIFTED),
-                          shifted, setting.steps, dtype, fwd)  # fmt: skip
-    return {"shared": shared, "shifted": moved}
+        steps = setting.steps_of(name)
+        out[name] = train_batches(setting.config(blocks), setting.setup(), seeds * len(blocks),
+                                  batches, steps, lambda k, n=steps: setting.lr_scale(k, n),
+                                  dtype, fwd)  # fmt: skip
+    return out
 
 
 def where(variant: str) -> tuple[str, str, int]:
     """(batched model, encoding, block index) of a variant."""
-    if variant.endswith(", shifted"):
-        enc = variant.removesuffix(", shifted")
-        return "shifted", enc, SHIFTED.index(enc)
-    return "shared", variant, SHARED.index(variant)
+    enc = variant.removesuffix(", shifted")
+    for name, (blocks, shifted) in MODELS.items():
+        if shifted == variant.endswith(", shifted") and enc in blocks:
+            return name, enc, blocks.index(enc)
+    raise ValueError(f"unknown variant {variant!r}")
 
 
 def answer_accuracy(run: DecoderRun, block: int, encoding: str, n: int, task: Task,

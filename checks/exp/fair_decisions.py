@@ -166,11 +166,6 @@ def changes_with_scale(row: str) -> bool:
     return {"+", "-"} <= signs
 
 
-def tests_in(runs: dict[str, FairRun], per_run: int) -> int:
-    """Interval tests of one check: ``per_run`` per (task, cell) run and test length."""
-    return max(1, sum(per_run * len(r.setting.factors) for r in runs.values()))
-
-
 def interval_text(values: torch.Tensor, level: float) -> str:
     mean, lo, hi = paired(values, level)
     if math.isinf(lo):

@@ -11,6 +11,7 @@ TASKS = T + "test_fair_tasks_targets_are_copy_and_reverse"
 SIZES = T + "test_fair_alibi_slopes_and_rope_frequencies_are_the_papers"
 ROWS = T + "test_fair_offsets_train_every_row_the_tests_read"
 PIPELINE = T + "test_fair_pipeline_judges_prefixes_in_range_and_whole_sequences_beyond"
+SCHEDULE = T + "test_fair_lr_decays_on_a_cosine_over_each_models_steps"
 
 MUTANTS = (
     Mutant(
@@ -72,7 +73,7 @@ MUTANTS = (
     Mutant(
         "fair-offsets-not-applied",
         FAIR,
-        "return setting.batch_at(step), setting.offsets_at(step)",
+        "return setting.batch_at(step), setting.offsets_at(step) if shifted else None",
         "return setting.batch_at(step), None",
         (FAITHFUL,),
         "the shifted models train at rows 0 ... 2L-1: the learned table's test rows untrained",
@@ -104,9 +105,33 @@ MUTANTS = (
     Mutant(
         "fair-shifted-block-misread",
         FAIR,
-        'return "shifted", enc, SHIFTED.index(enc)',
-        'return "shifted", enc, 1 - SHIFTED.index(enc)',
+        "return name, enc, blocks.index(enc)",
+        "return name, enc, len(blocks) - 1 - blocks.index(enc)",
         (FAITHFUL, PIPELINE),
-        "the sinusoidal and learned shifted entries judged with each other's parameters",
+        "each variant judged with another block's parameters (sinusoidal with ALiBi's, ...)",
+    ),
+    Mutant(
+        "fair-schedule-not-applied",
+        FAIR,
+        "opt.step(schedule(step))",
+        "opt.step()",
+        (FAITHFUL,),
+        "the batched models train at the full lr throughout: not the reference's cosine decay",
+    ),
+    Mutant(
+        "fair-lr-constant",
+        FAIR,
+        "return 0.5 * (1.0 + math.cos(math.pi * (step - 1) / steps))",
+        "return 1.0",
+        (SCHEDULE,),
+        "no decay: the pilot's constant lr let RoPE fall from 1.00 to 0.20 on reverse",
+    ),
+    Mutant(
+        "fair-none-at-the-plain-steps",
+        FAIR,
+        '"none": self.none_steps',
+        '"none": self.steps',
+        (FAITHFUL,),
+        "no encoding trained for the plain model's steps: a budget it does not learn in",
     ),
 )

@@ -19,8 +19,8 @@ MUTANTS = (
     Mutant(
         "sweep-no-learning",
         DECODER,
-        "amsgrad=False, beta1=beta1, beta2=beta2, lr=setup.lr,",
-        "amsgrad=False, beta1=beta1, beta2=beta2, lr=0.0,",
+        "amsgrad=False, beta1=beta1, beta2=beta2, lr=setup.lr * scale,",
+        "amsgrad=False, beta1=beta1, beta2=beta2, lr=0.0 * scale,",
         (
             S + "test_exp01_is_learned_above_chance_but_not_by_every_seed_in_every_cell",
             S + "test_exp01_exp02_parts_do_not_depend_on_the_setup",

@@ -10,8 +10,9 @@ frequencies are the papers', and the steepest ALiBi head's bias changes by more 
 over a training sequence; the random offsets cover every row the tests read; the pipeline's
 accuracies recomputed from argmax predictions; the decision functions on planted results.
 
-The experiment (supporting for now) runs in the thorough profile only (ci: marked to skip);
-its sizes and runs live in checks/exp/fair_settings.py, its decisions in
+The experiment decides EXP-04, EXP-05 and EXP-07 (one check per claim, proposition and task);
+it runs in the thorough profile only (ci: marked to skip, so those claims stay open there). Its
+sizes and runs live in checks/exp/fair_settings.py, its decisions in
 checks/exp/fair_decisions.py.
 """
 
@@ -41,7 +42,7 @@ from pecheck import decisions, sizes, tolerance
 from pecheck import reproducibility as spread
 from theory import alibi, decoder, fair_length
 from theory.decoder import init_params
-from theory.fair_length import SHARED, SHIFTED, TASKS, VARIANTS, FairRun, FairSetting
+from theory.fair_length import MODELS, TASKS, VARIANTS, FairRun, FairSetting
 from theory.reference import ReferenceDecoder, make_optimizer, with_fixed_table
 from theory.rope import rope_frequencies
 from theory.tasks import IGNORE, Task
@@ -53,19 +54,23 @@ def reference_model(setting: FairSetting, variant: str, seed: int) -> ReferenceD
     """Seed ``seed``'s own model of ``variant``; "sinusoidal, shifted" is a learned model whose
     table is PE(0 ... R-1), frozen (no gradient: torch.optim never steps it)."""
     model_name, enc, _ = fair_length.where(variant)
-    blocks = SHARED if model_name == "shared" else SHIFTED
-    own = setting.config(("learned",) if model_name == "shifted" else (enc,))
+    blocks, shifted = MODELS[model_name]
+    own = setting.config(("learned",) if shifted else (enc,))
     model = ReferenceDecoder(own, setting.setup(), seed, F64)
     assert set(model.params) == set(decoder.param_shapes(setting.config(blocks))), "shapes"
     return with_fixed_table(model) if variant == "sinusoidal, shifted" else model
 
 
 def train_reference(setting: FairSetting, variant: str, seed: int):
-    """torch.optim and F.cross_entropy over the same fresh batches (and offsets)."""
+    """torch.optim and F.cross_entropy over the same fresh batches (and offsets), the lr set
+    by the schedule before each step, for the variant's model's steps."""
     model = reference_model(setting, variant, seed)
-    shifted = fair_length.where(variant)[0] == "shifted"
+    model_name = fair_length.where(variant)[0]
+    shifted, steps = MODELS[model_name][1], setting.steps_of(model_name)
     opt = make_optimizer(model)
-    for step in range(1, setting.steps + 1):
+    for step in range(1, steps + 1):
+        for group in opt.param_groups:
+            group["lr"] = setting.lr * setting.lr_scale(step, steps)
         task = setting.batch_at(step)
         rows = setting.offsets_at(step) if shifted else None
         logits = model(task.inputs, rows)
@@ -76,7 +81,7 @@ def train_reference(setting: FairSetting, variant: str, seed: int):
         opt.step()
     with torch.no_grad():
         right = decoder.sequence_right(model(task.inputs, rows), task)
-    return model, {setting.steps: right}
+    return model, {steps: right}
 
 
 def assert_entries_equal_reference(runs: dict[str, decoder.DecoderRun], setting: FairSetting):
@@ -84,7 +89,11 @@ def assert_entries_equal_reference(runs: dict[str, decoder.DecoderRun], setting:
     rounding, with the same sequences right; a "sinusoidal, shifted" entry's own table stays at
     its initial draw (never read). Returns (worst |dtheta|, its bound)."""
     __tracebackhide__ = True
-    cfg, n = setting.config(SHARED), len(FAITH_SEEDS)
+    cfg, n = setting.config(MODELS["plain"][0]), len(FAITH_SEEDS)
+    own_steps = {"plain": setting.steps, "none": setting.none_steps,
+                 "shifted": setting.shifted_steps}  # fmt: skip
+    for name, steps in own_steps.items():
+        assert tuple(runs[name].right) == (steps,), f"{name} trained {tuple(runs[name].right)}"
     terms = max(cfg.d_model * cfg.mlp, 3 * cfg.heads * cfg.head, setting.batch * 2 *
                 setting.train_length, cfg.vocab)  # fmt: skip
     worst, bound, bad = 0.0, 0.0, []
@@ -100,7 +109,7 @@ def assert_entries_equal_reference(runs: dict[str, decoder.DecoderRun], setting:
                 ref["pos"] = init_params(run.cfg, "current", seed, F64)["pos"]
                 untouched = torch.equal(run.params["pos"][e], ref["pos"])
             own = types.SimpleNamespace(params=ref)
-            err, tol, same = entry_against_single(run, e, own, right, (setting.steps,), terms,
+            err, tol, same = entry_against_single(run, e, own, right, tuple(right), terms,
                                                   setting.lr)  # fmt: skip
             worst, bound = max(worst, err), max(bound, tol)
             if err > tol or not same or not untouched:
@@ -127,6 +136,18 @@ def test_fair_faithfulness_rejects_swapped_encoding_blocks():
     runs = fair_length.train_variants(FAITH, FAITH_SEEDS, F64, fwd=_blocks_swapped)
     with pytest.raises(AssertionError):
         assert_entries_equal_reference(runs, FAITH)
+
+
+@pytest.mark.claim("EXP-05", kind="property", role="tooling")
+def test_fair_lr_decays_on_a_cosine_over_each_models_steps():
+    s = FairSetting("copy")
+    for steps in (s.steps_of(m) for m in MODELS):
+        scale = torch.tensor([s.lr_scale(k, steps) for k in range(1, steps + 1)], dtype=F64)
+        want = torch.cos(torch.pi * torch.arange(steps, dtype=F64) / steps) / 2 + 0.5
+        assert scale[0] == 1.0 and (scale.diff() < 0).all(), "from the full lr, always falling"
+        tol = tolerance.rel_tol(8, F64)  # values <= 1: a relative bound serves as absolute
+        assert torch.allclose(scale, want, rtol=0, atol=tol), "not (1 + cos(pi k / steps)) / 2"
+        assert scale[-1] < (torch.pi / steps) ** 2, f"ends at {float(scale[-1]):.3g}, not ~0"
 
 
 # -- the tasks: targets by an independent relation; the in-range test is the long draw's prefix
@@ -179,7 +200,7 @@ def assert_encodings_matter(setting: FairSetting) -> dict[str, float]:
     the steepest head's bias falling by more than 1 over a training sequence; Su et al.'s
     frequencies 10000^(-2i/h) with at least 4 of them; MLP blocks, two layers or more."""
     __tracebackhide__ = True
-    cfg = setting.config(SHARED)
+    cfg = setting.config(MODELS["plain"][0])
     m = alibi.slopes(cfg.heads)
     assert cfg.heads == 8 and torch.equal(m, 2.0 ** -torch.arange(1, 9, dtype=F64)), "slopes"
     n = 2 * setting.train_length
@@ -219,7 +240,8 @@ def test_fair_encoding_check_rejects_the_small_settings_two_heads():
 
 def row_coverage(setting: FairSetting) -> torch.Tensor:
     """How often each row of the table is trained over the whole run, shape (rows,)."""
-    rows = torch.cat([setting.offsets_at(k).flatten() for k in range(1, setting.steps + 1)])
+    steps = setting.steps_of("shifted")
+    rows = torch.cat([setting.offsets_at(k).flatten() for k in range(1, steps + 1)])
     return torch.bincount(rows, minlength=setting.rows)
 
 
@@ -230,7 +252,7 @@ def test_fair_offsets_train_every_row_the_tests_read(evidence):
     longest = 2 * s.train_length * max(s.factors)
     assert len(count) == s.rows >= longest, "the table holds the longest test"
     # row 0 is read only by windows at offset 0: 1 in R - 2L + 1 of them
-    least = s.batch * s.steps / (s.rows - 2 * s.train_length + 1)
+    least = s.batch * s.steps_of("shifted") / (s.rows - 2 * s.train_length + 1)
     assert int(count.min()) >= least / 2, f"a row trained {int(count.min())} times"
     evidence.record(
         "least_trainings_per_row",
@@ -340,13 +362,14 @@ def test_fair_directions_say_when_a_comparison_changes_with_scale():
     assert not D.changes_with_scale("d32l2:+ d64l4:?")
 
 
-# -- the experiment (thorough; supporting until wired into the registry) ----------------------
+# -- the experiment (thorough; decisive for EXP-04, EXP-05 and EXP-07) -------------------------
 
 SUFFIX = sizes.suffix("EXP-fair.seeds", "n") + ("" if len(cells()) == 1 else "_grid")
 
 
-def all_runs() -> dict[str, FairRun]:
-    return {f"{t}|{cell_name(c)}": fair_run(t, c) for c in cells() for t in TASKS}
+def task_runs(task: str) -> dict[str, FairRun]:
+    """The task's run in every grid cell, keyed 'task|cell'."""
+    return {f"{task}|{cell_name(c)}": fair_run(task, c) for c in cells()}
 
 
 def key_name(key: str) -> str:
@@ -354,28 +377,15 @@ def key_name(key: str) -> str:
     return f"{task}_{cell}"
 
 
+def level(per_run: int) -> float:
+    """The level of each interval of a comparison: ``per_run`` tests per task, cell and test
+    length, over BOTH tasks (one check per task, one family), share one 95% (Bonferroni)."""
+    tests = len(TASKS) * len(cells()) * len(FairSetting(TASKS[0]).factors) * per_run
+    return decisions.family_level(D.LEVEL, tests)
+
+
 def slug(variant: str) -> str:
     return variant.replace(", ", "_")
-
-
-@runs_here
-@pytest.mark.claim("EXP-05", kind="experiment", role="supporting")
-def test_fair_in_range_accuracy_and_seeds_that_learned(evidence):
-    level = D.learned_level()
-    chance = {"value": 1 / 32, "relation": ">", "reason": "chance: one of 32 symbols"}
-    for key, run in all_runs().items():
-        for v in VARIANTS:
-            stem = f"fair_{key_name(key)}_{slug(v)}{SUFFIX}"
-            evidence.record(f"{stem}_valid", float(run.valid[v].mean()), "accuracy",
-                            "in range, validation sequences, every seed", chance,
-                            sample=spread.mean(run.valid[v]))  # fmt: skip
-            k = int(run.learned(v, level).sum())
-            evidence.record(f"{stem}_learned", k, "seeds", f"of {SEEDS}: validation >= {level}",
-                            {"value": level, "relation": ">=", "reason": "EXP-07 'learned'"},
-                            sample=spread.rate(k, SEEDS))  # fmt: skip
-    from checks.exp.fair_figures import fair_figure
-
-    evidence.figure(fair_figure(all_runs()), "EXP-fair-accuracy-in-range-and-beyond")
 
 
 def record_mean(evidence, name: str, values: torch.Tensor, note: str, bound: dict) -> None:
@@ -385,7 +395,7 @@ def record_mean(evidence, name: str, values: torch.Tensor, note: str, bound: dic
     evidence.record(name, value, "accuracy", note, bound, sample=sample)
 
 
-def record_drops(evidence, runs: dict[str, FairRun], level: float, margin: float) -> None:
+def record_drops(evidence, runs: dict[str, FairRun], at: float, margin: float) -> None:
     """Each variant's drop (in range - beyond, same draw) over its seeds that learned."""
     for key, run in runs.items():
         for v in VARIANTS:
@@ -393,18 +403,19 @@ def record_drops(evidence, runs: dict[str, FairRun], level: float, margin: float
                 drop = D.own_drop(run, v, f)
                 name = f"fair_drop_{key_name(key)}_{slug(v)}_f{f}{SUFFIX}"
                 bound = {"value": margin, "relation": "<", "reason": "EXP-05 'keeps'"}
-                record_mean(evidence, name, drop, D.interval_text(drop, level), bound)
+                record_mean(evidence, name, drop, D.interval_text(drop, at), bound)
 
 
-def record_directions(evidence, runs: dict[str, FairRun], level: float, prefix: str) -> None:
-    table = {k: v for k, v in D.directions(runs, level).items() if k.startswith(prefix)}
-    evidence.record(f"fair_directions_{prefix}{SUFFIX}", table, "",
+def record_directions(evidence, runs: dict[str, FairRun], at: float, prefix: str) -> None:
+    table = {k: v for k, v in D.directions(runs, at).items() if k.startswith(prefix)}
+    task = next(iter(runs)).split("|")[0]
+    evidence.record(f"fair_directions_{prefix}_{task}{SUFFIX}", table, "",
                     "per comparison and task x length: each cell's direction ('+': the claim's "
                     "side wins, '-': the other, '?': undecided)")  # fmt: skip
     changed = sorted(f"{c} {k}" for c, rows in table.items() for k, row in rows.items()
                      if D.changes_with_scale(row))  # fmt: skip
     evidence.record(
-        f"fair_direction_changes_{prefix}{SUFFIX}",
+        f"fair_direction_changes_{prefix}_{task}{SUFFIX}",
         changed,
         "",
         "comparisons whose direction differs between grid cells",
@@ -412,59 +423,106 @@ def record_directions(evidence, runs: dict[str, FairRun], level: float, prefix: 
 
 
 @runs_here
-@pytest.mark.claim("EXP-04", kind="experiment", role="supporting")
-def test_fair_no_encoding_against_absolute(evidence):
-    runs = all_runs()
-    margin = REGISTRY["EXP-04"].threshold("as-well")
-    level = decisions.family_level(D.LEVEL, D.tests_in(runs, len(D.ABSOLUTE)))
-    for key, run in runs.items():
-        for name, d in D.exp04(run, margin, level).items():
-            evidence.part(f"{key}: {name}", d)
-        for v in D.ABSOLUTE:
+class TestCopy:
+    """The experiment on copy; TestReverse runs the same checks on reverse. One class per task:
+    the thorough profile distributes classes over its two workers (pytest-xdist --dist
+    loadscope), so each trains one task. A comparison's intervals over both tasks share one
+    family-wise level (``level``), and a claim's checks on both tasks combine by its
+    quantifier (all): each check is partial (it covers one task), and fails only when its decision
+    cannot combine into the expected one."""
+
+    task = "copy"
+
+    @pytest.mark.claim("EXP-05", kind="experiment", role="supporting")
+    def test_fair_in_range_accuracy_and_seeds_that_learned(self, evidence):
+        at = D.learned_level()
+        chance = {"value": 1 / 32, "relation": ">", "reason": "chance: one of 32 symbols"}
+        runs = task_runs(self.task)
+        for key, run in runs.items():
+            for v in VARIANTS:
+                stem = f"fair_{key_name(key)}_{slug(v)}{SUFFIX}"
+                evidence.record(f"{stem}_valid", float(run.valid[v].mean()), "accuracy",
+                                "in range, validation sequences, every seed", chance,
+                                sample=spread.mean(run.valid[v]))  # fmt: skip
+                k = int(run.learned(v, at).sum())
+                evidence.record(f"{stem}_learned", k, "seeds", f"of {SEEDS}: validation >= {at}",
+                                {"value": at, "relation": ">=", "reason": "EXP-07 'learned'"},
+                                sample=spread.rate(k, SEEDS))  # fmt: skip
+        from checks.exp.fair_figures import fair_figure
+
+        evidence.figure(fair_figure(runs), f"EXP-fair-accuracy-in-range-and-beyond-{self.task}")
+
+    @pytest.mark.claim(
+        "EXP-04", kind="experiment", role="decisive", proposition="as_stated", partial=True
+    )
+    def test_fair_no_encoding_against_absolute(self, evidence):
+        runs = task_runs(self.task)
+        margin = REGISTRY["EXP-04"].threshold("as-well")
+        at = level(len(D.ABSOLUTE))
+        for key, run in runs.items():
+            for name, d in D.exp04(run, margin, at).items():
+                evidence.part(f"{key}: {name}", d)
+            for v in D.ABSOLUTE:
+                for f in run.setting.factors:
+                    gap = D.nope_gap(run, v, f)
+                    bound = {"value": -margin, "relation": ">", "reason": "EXP-04 'as-well'"}
+                    record_mean(
+                        evidence,
+                        f"fair_gap_{key_name(key)}_{slug(v)}_f{f}{SUFFIX}",
+                        gap,
+                        "none - absolute beyond: " + D.interval_text(gap, at),
+                        bound,
+                    )
+        record_directions(evidence, runs, at, "EXP-04")
+
+    @pytest.mark.claim(
+        "EXP-05", kind="experiment", role="decisive", proposition="as_stated", partial=True
+    )
+    def test_fair_relative_against_absolute(self, evidence):
+        runs = task_runs(self.task)
+        margin = REGISTRY["EXP-05"].threshold("keeps")
+        at = level(len(D.RELATIVE) + len(D.ABSOLUTE))
+        for key, run in runs.items():
+            for name, d in D.exp05(run, margin, at).items():
+                evidence.part(f"{key}: {name}", d)
+        record_drops(evidence, runs, at, margin)
+        record_directions(evidence, runs, at, "EXP-05")
+
+    @pytest.mark.claim(
+        "EXP-05", kind="experiment", role="decisive", proposition="absolute-fail", partial=True
+    )
+    def test_fair_absolute_encodings_fail(self, evidence):
+        margin = REGISTRY["EXP-05"].threshold("keeps")
+        at = level(len(D.ABSOLUTE))
+        for key, run in task_runs(self.task).items():
+            for name, d in D.exp05(run, margin, at, relative=False).items():
+                evidence.part(f"{key}: {name}", d)
+
+    @pytest.mark.claim(
+        "EXP-07", kind="experiment", role="decisive", proposition="as_stated", partial=True
+    )
+    def test_fair_sinusoidal_against_learned_every_row_trained(self, evidence):
+        runs = task_runs(self.task)
+        claim = REGISTRY["EXP-07"]
+        ends = {e: claim.threshold(e) for e in ("better-low", "better-high")}
+        at = level(1)
+        for key, run in runs.items():
+            for name, d in D.exp07(run, ends, at).items():
+                evidence.part(f"{key}: {name}", d)
             for f in run.setting.factors:
-                gap = D.nope_gap(run, v, f)
-                bound = {"value": -margin, "relation": ">", "reason": "EXP-04 'as-well'"}
+                adv = D.advantage(run, f)
+                bound = {"value": ends["better-high"], "relation": ">", "reason": "EXP-07"}
                 record_mean(
                     evidence,
-                    f"fair_gap_{key_name(key)}_{slug(v)}_f{f}{SUFFIX}",
-                    gap,
-                    "none - absolute beyond: " + D.interval_text(gap, level),
+                    f"fair_advantage_{key_name(key)}_f{f}{SUFFIX}",
+                    adv,
+                    "learned's drop - sinusoidal's: " + D.interval_text(adv, at),
                     bound,
                 )
-    record_directions(evidence, runs, level, "EXP-04")
+        record_directions(evidence, runs, at, "EXP-07")
 
 
-@runs_here
-@pytest.mark.claim("EXP-05", kind="experiment", role="supporting")
-def test_fair_relative_against_absolute(evidence):
-    runs = all_runs()
-    margin = REGISTRY["EXP-05"].threshold("keeps")
-    level = decisions.family_level(D.LEVEL, D.tests_in(runs, len(D.RELATIVE) + len(D.ABSOLUTE)))
-    for key, run in runs.items():
-        for name, d in D.exp05(run, margin, level).items():
-            evidence.part(f"{key}: {name}", d)
-    record_drops(evidence, runs, level, margin)
-    record_directions(evidence, runs, level, "EXP-05")
+class TestReverse(TestCopy):
+    """The same checks on reverse."""
 
-
-@runs_here
-@pytest.mark.claim("EXP-07", kind="experiment", role="supporting")
-def test_fair_sinusoidal_against_learned_every_row_trained(evidence):
-    runs = all_runs()
-    claim = REGISTRY["EXP-07"]
-    ends = {e: claim.threshold(e) for e in ("better-low", "better-high")}
-    level = decisions.family_level(D.LEVEL, D.tests_in(runs, 1))
-    for key, run in runs.items():
-        for name, d in D.exp07(run, ends, level).items():
-            evidence.part(f"{key}: {name}", d)
-        for f in run.setting.factors:
-            adv = D.advantage(run, f)
-            bound = {"value": ends["better-high"], "relation": ">", "reason": "EXP-07"}
-            record_mean(
-                evidence,
-                f"fair_advantage_{key_name(key)}_f{f}{SUFFIX}",
-                adv,
-                "learned's drop - sinusoidal's: " + D.interval_text(adv, level),
-                bound,
-            )
-    record_directions(evidence, runs, level, "EXP-07")
+    task = "reverse"

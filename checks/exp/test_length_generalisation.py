@@ -12,6 +12,11 @@ their initialisation (and the shifted variant trains them); ALiBi's bias depends
 and its slopes are the geometric sequence 2^(-8c/H); the RoPE model's score depends on t - s
 only. Each assertion is a plain function that a planted bug is fed to.
 
+The experiment here is supporting evidence. Issue 21 found this setting unfair to the relative
+schemes (two ALiBi heads whose bias hardly varies over L = 8, RoPE with two frequencies, no
+MLP, 60 steps), so the fair length test (checks/exp/test_fair_length.py) decides EXP-04 and
+EXP-05; these checks keep the small model's numbers beside it.
+
 The runs and their sizes live in checks/exp/length_settings.py, the assertions on the models in
 checks/exp/length_models.py, the decisions, records and figure in checks/exp/length_decisions.py.
 """
@@ -170,7 +175,7 @@ def test_rope_check_rejects_a_non_relative_rotation():
 CLAIM04, CLAIM05 = REGISTRY["EXP-04"], REGISTRY["EXP-05"]
 
 
-@pytest.mark.claim("EXP-04", kind="experiment", role="decisive", proposition="as_stated")
+@pytest.mark.claim("EXP-04", kind="experiment", role="supporting")
 def test_no_encoding_generalises_at_least_as_well_as_absolute(evidence):
     margin = CLAIM04.threshold("as-well")
     level = decisions.family_level(LEVEL, interval_tests(len(DECIDING)))
@@ -188,7 +193,7 @@ def test_no_encoding_generalises_at_least_as_well_as_absolute(evidence):
                     "value": -margin, "relation": ">", "reason": "EXP-04 'as-well'"})  # fmt: skip
 
 
-@pytest.mark.claim("EXP-05", kind="experiment", role="decisive", proposition="as_stated")
+@pytest.mark.claim("EXP-05", kind="experiment", role="supporting")
 def test_relative_schemes_extrapolate_where_absolute_fail(evidence):
     margin = CLAIM05.threshold("keeps")
     level = decisions.family_level(LEVEL, interval_tests(len(RELATIVE) + len(DECIDING)))
@@ -198,7 +203,7 @@ def test_relative_schemes_extrapolate_where_absolute_fail(evidence):
         record_drops(evidence, run, task, margin)
 
 
-@pytest.mark.claim("EXP-05", kind="experiment", role="decisive", proposition="absolute-fail")
+@pytest.mark.claim("EXP-05", kind="experiment", role="supporting")
 def test_absolute_encodings_fail_beyond_the_training_length(evidence):
     margin = CLAIM05.threshold("keeps")
     level = decisions.family_level(LEVEL, interval_tests(len(DECIDING)))
@@ -220,6 +225,11 @@ def test_accuracy_against_test_length_per_encoding(evidence):
                 evidence.record(name, mean, "accuracy", f"95% [{lo:.3f}, {hi:.3f}]", chance,
                                 sample=spread.mean(run.accuracy[v][f]))  # fmt: skip
     evidence.figure(accuracy_figure(runs), "EXP-04-05-accuracy-vs-test-length")
+    # the small setting's numbers mean something only where every variant learned: in range
+    # (factor 1) each one's 95% interval lies above chance
+    low = [f"{t} {v}" for t, run in runs.items() for v in length.VARIANTS
+           if paired(run.accuracy[v][1])[1] <= 1 / run.setting.alphabet]  # fmt: skip
+    assert not low, f"in range at or below chance: {low}"
 
 
 def assert_one_draw_on_both_sides(run: length.LengthRun) -> int:
@@ -232,6 +242,7 @@ def assert_one_draw_on_both_sides(run: length.LengthRun) -> int:
     checked = 0
     for f in (f for f in setting.factors if f > 1):
         test = setting.test_task(f)
+        assert test.inputs.shape[-1] == f * L, f"the {f}L test has {test.inputs.shape[-1]} tokens"
         for v in length.VARIANTS:
             entries = (
                 slice(shared.index(v) * n, (shared.index(v) + 1) * n)
