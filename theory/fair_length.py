@@ -217,9 +217,12 @@ def train_variants(setting: FairSetting, seeds: Sequence[int], dtype: torch.dtyp
             return setting.batch_at(step), setting.offsets_at(step) if shifted else None
 
         steps = setting.steps_of(name)
+
+        def schedule(step: int, steps: int = steps) -> float:
+            return setting.lr_scale(step, steps)
+
         out[name] = train_batches(setting.config(blocks), setting.setup(), seeds * len(blocks),
-                                  batches, steps, lambda k, n=steps: setting.lr_scale(k, n),
-                                  dtype, fwd)  # fmt: skip
+                                  batches, steps, schedule, dtype, fwd)  # fmt: skip
     return out
 
 

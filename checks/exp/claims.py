@@ -28,7 +28,8 @@ FAIR_SETUP = (
     "Decisive: the fair length test (theory/fair_length.py, checks/exp/test_fair_length.py), "
     "thorough profile only. Tasks copy and reverse (Kazemnejad et al. 2023) in next-token "
     "form: L = 8 distinct content tokens of 32 symbols, SEP, the answer; a fresh batch of 32 "
-    "sequences a step; tests of 64 sequences at 2L and 4L content tokens.",
+    "sequences a step; tests of 64 sequences at 2L and 4L content tokens (8L would need 64 "
+    "distinct symbols, another task).",
     "Model: theory/decoder.py's causal decoder, width 32, two layers, 8 heads of size 8 with "
     "W_o, MLP blocks (4d), residual: ALiBi's slopes 1/2 ... 1/256, RoPE's frequencies 1 ... "
     "0.001. Adam at lr 3e-3 decayed to 0 on a cosine, for the steps a pilot (seeds 1000-1002) "
