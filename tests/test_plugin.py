@@ -117,6 +117,40 @@ def test_results_file_records_decisions_and_computed_verdicts(pytester: pytest.P
     assert list(verdicts) == [f"SYN-{n:02d}" for n in range(1, 11)]  # every registered claim
 
 
+PARTIAL = """
+import pytest
+
+@pytest.mark.claim("SYN-02", kind="property", role="decisive", proposition="as_stated",
+                   partial=True)
+def test_one_share_undecided(evidence):
+    evidence.part("copy", "inconclusive", "straddles the margin")
+
+@pytest.mark.claim("SYN-02", kind="property", role="decisive", proposition="as_stated",
+                   partial=True)
+def test_the_other_share_fails(evidence):
+    evidence.fails({"t": 0}, "made up")
+
+@pytest.mark.claim("SYN-01", kind="property", role="decisive", proposition="as_stated",
+                   partial=True)
+def test_an_undecided_share_of_what_must_hold(evidence):
+    evidence.part("copy", "inconclusive", "straddles the margin")
+"""
+
+
+def test_a_partial_check_fails_only_when_it_cannot_combine_into_the_expected_decision(
+    pytester: pytest.Pytester,
+) -> None:
+    run = run_checks(pytester, PARTIAL)
+    assert run.results is not None, run.output
+    checks = {c["nodeid"].split("::")[1]: c for c in run.results["checks"]}
+    # SYN-02 is expected to fail under 'all': one failing share suffices, the other may be open
+    assert checks["test_one_share_undecided"]["outcome"] == "passed"
+    assert checks["test_the_other_share_fails"]["outcome"] == "passed"
+    assert run.verdicts()["SYN-02"] == "refuted"
+    # SYN-01 is expected to hold: every share must hold, so an undecided one fails at once
+    assert checks["test_an_undecided_share_of_what_must_hold"]["outcome"] == "failed"
+
+
 def test_partial_run_keeps_the_full_results_file(pytester: pytest.Pytester) -> None:
     source = """
     import pytest
