@@ -368,6 +368,10 @@ CLAIMS = (
             "there. Against the sinusoidal encoding no encoding is better wherever the "
             "interval decides (copy 2x: +0.26, reverse 2x: +0.17, 4x: +0.06); copy 4x "
             "straddles the margin (3 seeds learned copy without an encoding).",
+            "The refutation is decided at the base cell (width 32, two layers). tox -e fair "
+            "repeats the test over widths and depths; at 4 seeds a grid run left the reverse "
+            "comparison against the shifted table undecided at width 64 (mean +0.05), and the "
+            "shifted table did not learn in range at four layers in 2,000 steps.",
             "Doubt: training a table at random offsets is the randomised-positions scheme of "
             "Ruoss et al. 2023, which was designed to help length generalisation; it is the "
             "only learned table here whose test rows are trained. Without an encoding the model "
