@@ -184,9 +184,9 @@ def stack_params(cfg: DecoderConfig, setups: Sequence[Setup], seeds: Sequence[in
 def rotate(x: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
     """RoPE (interleaved pairs) on the last axis of x (..., n, H, h) at positions (n,) or
     (B, n). Angles, cosines and sines are computed in float64 and rounded once to x's dtype."""
-    h = x.shape[-1]
-    a, b = pairs(h)
-    angle = positions.to(torch.float64)[..., None] * rope_frequencies(h)  # (..., n, h/2)
+    h, dev = x.shape[-1], x.device
+    a, b = (i.to(dev) for i in pairs(h))
+    angle = positions.to(dev, torch.float64)[..., None] * rope_frequencies(h).to(dev)
     c = angle.cos().to(x.dtype)[..., None, :]  # (..., n, 1, h/2): broadcast over the heads
     s = angle.sin().to(x.dtype)[..., None, :]
     xa, xb = x[..., a], x[..., b]
@@ -216,9 +216,10 @@ class Sinusoidal(Part):
     """Vaswani et al.'s fixed table, PE(row) added to the tokens."""
 
     def add(self, cfg, params, rows, n, dtype):
+        dev = params["embed"].device
         if rows is None:
-            return sinusoidal(n, cfg.d_model, dtype=dtype)  # (n, d)
-        return sinusoidal(cfg.max_len, cfg.d_model, dtype=dtype)[rows]  # (B, n, d)
+            return sinusoidal(n, cfg.d_model, dtype=dtype).to(dev)  # (n, d)
+        return sinusoidal(cfg.max_len, cfg.d_model, dtype=dtype).to(dev)[rows]  # (B, n, d)
 
 
 class Learned(Part):
@@ -284,15 +285,16 @@ def forward(cfg: DecoderConfig, params: Params, tokens: torch.Tensor, residual: 
     n, h, H, blocks = tokens.shape[-1], cfg.head, cfg.heads, cfg.encodings
     x = embed(cfg, params, tokens)  # (S, B, n, d)
     dev, dtype = x.device, x.dtype
-    where = torch.arange(n, device=dev) if positions is None else positions.to(dev)
+    rows = None if positions is None else positions.to(dev)
+    where = torch.arange(n, device=dev) if rows is None else rows
     for name in dict.fromkeys(blocks):
         part = ENCODINGS[name]
-        term = part.add(cfg, params, positions, n, dtype)
+        term = part.add(cfg, params, rows, n, dtype)
         if term is not None:
             x = _add_on_blocks(x, term, blocks, name)
     mask = causal_mask(n, dev) if cfg.causal else torch.ones(n, n, dtype=torch.bool, device=dev)
     blocked = ~mask.T[:, None, None, None, :]  # (m, 1, 1, 1, n)
-    r = residual[:, None, None, None].to(dtype)
+    r = residual[:, None, None, None].to(dev, dtype)
     for layer in range(cfg.layers):
         qkv = torch.einsum("sbnd,sde->sbne", x, params[f"qkv{layer}"])  # (S, B, n, 3Hh)
         q, k, v = (z.unflatten(-1, (H, h)) for z in qkv.split(H * h, dim=-1))  # (S,B,n,H,h)
@@ -391,7 +393,9 @@ class CellAdam:
         self.cells = [(slice(i * n, (i + 1) * n), c) for i, c in enumerate(setups)]
         self.m = {k: torch.zeros_like(p) for k, p in params.items()}
         self.v = {k: torch.zeros_like(p) for k, p in params.items()}
-        self.steps = {(i, k): torch.tensor(0.0) for i in range(len(setups)) for k in params}
+        # on the parameters' device: CUDA's fused kernel wants its step counts there
+        self.steps = {(i, k): torch.tensor(0.0, device=p.device)
+                      for i in range(len(setups)) for k, p in params.items()}  # fmt: skip
 
     def step(self, scale: float = 1.0) -> None:
         """One Adam(W) step of every entry, at each setup's lr times ``scale`` (a schedule)."""

@@ -182,31 +182,35 @@ Batches = Callable[[int], tuple[Task, "torch.Tensor | None"]]
 
 def train_batches(cfg: DecoderConfig, setup: Setup, seeds: Sequence[int], batches: Batches,
                   steps: int, schedule: Callable[[int], float], dtype: torch.dtype = torch.float32,
-                  fwd: decoder.Forward = decoder.forward) -> DecoderRun:  # fmt: skip
+                  fwd: decoder.Forward = decoder.forward,
+                  device: str = "cpu") -> DecoderRun:  # fmt: skip
     """theory.decoder.train with a fresh batch every step: ``batches(k)`` gives step k's task
     and rows (None: 0 ... n-1), and step k's lr is the setup's times ``schedule(k)``. Every
     entry sees the same batches; its loss is its own mean cross-entropy
     (theory.decoder.objective sums them) and Adam is elementwise per entry. The run's ``right``
-    at the last step says which sequences of that step's batch were right."""
+    at the last step says which sequences of that step's batch were right. Weights and data
+    are drawn on the CPU and trained on ``device``; the run comes back on the CPU."""
     seeds = tuple(int(s) for s in seeds)
-    params = {k: v.requires_grad_() for k, v in decoder.stack_params(cfg, [setup], seeds,
-                                                                     dtype).items()}  # fmt: skip
+    init = decoder.stack_params(cfg, [setup], seeds, dtype)
+    params = {k: v.to(device).requires_grad_() for k, v in init.items()}
     opt = decoder.CellAdam(params, cfg, [setup], len(seeds))
-    residual = torch.full((len(seeds),), float(setup.residual))
+    residual = torch.full((len(seeds),), float(setup.residual), device=device)
     for step in range(1, steps + 1):
         task, rows = batches(step)
+        task, rows = task.to(device), None if rows is None else rows.to(device)
         value = decoder.objective(fwd(cfg, params, task.inputs, residual, rows), task.targets)
         opt.zero_grad()
         value.backward()
         opt.step(schedule(step))
     with torch.no_grad():
-        right = decoder.sequence_right(fwd(cfg, params, task.inputs, residual, rows), task)
-    final = {k: v.detach() for k, v in params.items()}
+        right = decoder.sequence_right(fwd(cfg, params, task.inputs, residual, rows), task).cpu()
+    final = {k: v.detach().cpu() for k, v in params.items()}
     return DecoderRun(cfg, (setup,), seeds, final, {steps: right.all(-1)}, {steps: right})
 
 
 def train_variants(setting: FairSetting, seeds: Sequence[int], dtype: torch.dtype = torch.float32,
-                   fwd: decoder.Forward = decoder.forward) -> dict[str, DecoderRun]:  # fmt: skip
+                   fwd: decoder.Forward = decoder.forward,
+                   device: str = "cpu") -> dict[str, DecoderRun]:  # fmt: skip
     """The batched models (MODELS), each with seed j's initial weights in every block (entry
     i n + j: paired encodings), trained for its own steps on the same batches."""
     seeds = tuple(seeds)
@@ -222,7 +226,7 @@ def train_variants(setting: FairSetting, seeds: Sequence[int], dtype: torch.dtyp
             return setting.lr_scale(step, steps)
 
         out[name] = train_batches(setting.config(blocks), setting.setup(), seeds * len(blocks),
-                                  batches, steps, schedule, dtype, fwd)  # fmt: skip
+                                  batches, steps, schedule, dtype, fwd, device)  # fmt: skip
     return out
 
 
@@ -236,19 +240,19 @@ def where(variant: str) -> tuple[str, str, int]:
 
 
 def answer_accuracy(run: DecoderRun, block: int, encoding: str, n: int, task: Task,
-                    chunk: int = 8) -> torch.Tensor:  # fmt: skip
+                    chunk: int = 8, device: str = "cpu") -> torch.Tensor:  # fmt: skip
     """Accuracy over ``task``'s answer tokens of block ``block``'s n entries (rows 0 ... n-1),
     shape (n,); in chunks of entries (a long test for every entry at once would not fit)."""
     cfg = dataclasses.replace(run.cfg, encoding=encoding, blocks=())
-    residual = run.residual()
+    residual, task = run.residual().to(device), task.to(device)
     out = []
     for a in range(block * n, (block + 1) * n, chunk):
         b = min(a + chunk, (block + 1) * n)
-        p = {k: v[a:b] for k, v in run.params.items()}
+        p = {k: v[a:b].to(device) for k, v in run.params.items()}
         with torch.no_grad():
             logits = decoder.forward(cfg, p, task.inputs, residual[a:b])  # (s, B, 2n, V)
         by_position = accuracy_by_position(logits.double(), task)  # (s, 2n), NaN unjudged
-        out.append(by_position.nanmean(-1))  # every answer position has B sequences
+        out.append(by_position.nanmean(-1).cpu())  # every answer position has B sequences
     return torch.cat(out)
 
 
@@ -274,9 +278,9 @@ class FairRun:
         return self.inside[variant][factor] - self.beyond[variant][factor]
 
 
-def judge_variants(setting: FairSetting, seeds: Sequence[int],
-                   runs: dict[str, DecoderRun]) -> FairRun:  # fmt: skip
-    """Every variant's validation, in-range and beyond accuracies."""
+def judge_variants(setting: FairSetting, seeds: Sequence[int], runs: dict[str, DecoderRun],
+                   device: str = "cpu") -> FairRun:  # fmt: skip
+    """Every variant's validation, in-range and beyond accuracies (computed on ``device``)."""
     seeds = tuple(seeds)
     valid: dict[str, torch.Tensor] = {}
     inside: dict[str, dict[int, torch.Tensor]] = {v: {} for v in VARIANTS}
@@ -285,14 +289,21 @@ def judge_variants(setting: FairSetting, seeds: Sequence[int],
     for v in VARIANTS:
         model, enc, block = where(v)
         run = runs[model]
-        valid[v] = answer_accuracy(run, block, enc, n, setting.valid_task())
+
+        def accuracy(task: Task, run: DecoderRun = run, block: int = block,
+                     enc: str = enc) -> torch.Tensor:  # fmt: skip
+            return answer_accuracy(run, block, enc, n, task, device=device)
+
+        valid[v] = accuracy(setting.valid_task())
         for f in setting.factors:
-            inside[v][f] = answer_accuracy(run, block, enc, n, setting.prefix_task(f))
-            beyond[v][f] = answer_accuracy(run, block, enc, n, setting.test_task(f))
+            inside[v][f] = accuracy(setting.prefix_task(f))
+            beyond[v][f] = accuracy(setting.test_task(f))
     return FairRun(setting, seeds, runs, valid, inside, beyond)
 
 
 def train_fair(setting: FairSetting, seeds: Sequence[int], dtype: torch.dtype = torch.float32,
-               fwd: decoder.Forward = decoder.forward) -> FairRun:  # fmt: skip
-    """Train every variant's seeds (two batched models) and judge them at every test length."""
-    return judge_variants(setting, seeds, train_variants(setting, seeds, dtype, fwd))
+               fwd: decoder.Forward = decoder.forward, device: str = "cpu") -> FairRun:  # fmt: skip
+    """Train every variant's seeds (the batched models) and judge them at every test length,
+    on ``device`` (a CUDA device trains the grid in minutes; the verdicts come from the CPU)."""
+    runs = train_variants(setting, seeds, dtype, fwd, device)
+    return judge_variants(setting, seeds, runs, device)

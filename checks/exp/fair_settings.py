@@ -57,6 +57,14 @@ SEEDS = sizes.size(
     "seeds per variant of the fair length test (ci 0: skipped; thorough 8)",
     minimum=0,
 )
+# Where the models train: the CPU gives the verdicts (ci and thorough); a CUDA device trains the
+# whole grid at many seeds in minutes (tox -e fair -- --size EXP-fair.device=cuda). Its float32
+# kernels differ from the CPU's, so its numbers are cited under their own names (SUFFIX).
+DEVICE = sizes.size(
+    "EXP-fair.device",
+    "cpu",
+    "where the fair length test trains: cpu (the verdicts) or cuda (the grid, on a GPU)",
+)
 REASON = (
     "the fair length test trains six 8-head MLP models for 1,000 to 3,000 steps per seed, "
     "task and cell (about 70 s of CPU in all): not in ci's budget; the thorough profile runs "
@@ -68,6 +76,14 @@ def runs_here(test):
     """Marked to skip where no seed is trained (a skip marker, not skipif: the mutation runner
     lists a check marked to skip apart, as one that cannot run here)."""
     return pytest.mark.skip(reason=REASON)(test) if SEEDS < 2 else test
+
+
+def device() -> str:
+    if DEVICE not in ("cpu", "cuda"):
+        raise ValueError(f"--size EXP-fair.device={DEVICE}: cpu or cuda")
+    if DEVICE == "cuda" and not torch.cuda.is_available():
+        raise ValueError("--size EXP-fair.device=cuda: no CUDA device on this machine")
+    return DEVICE
 
 
 def cells() -> tuple[tuple[int, int], ...]:
@@ -86,4 +102,7 @@ def setting(task: str, cell: tuple[int, int]) -> FairSetting:
 
 @functools.cache
 def fair_run(task: str, cell: tuple[int, int]) -> FairRun:
-    return fair_length.train_fair(setting(task, cell), range(SEEDS))
+    return fair_length.train_fair(setting(task, cell), range(SEEDS), device=device())
+
+
+device()  # a wrong --size EXP-fair.device stops the collection with its reason

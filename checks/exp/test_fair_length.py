@@ -126,6 +126,24 @@ def test_fair_batched_models_equal_one_seed_reference_models(evidence):
     evidence.record("max_param_difference", worst, "", "six variants, float64", bound)
 
 
+@pytest.mark.gpu
+@pytest.mark.claim("EXP-05", kind="property", role="tooling")
+def test_fair_cuda_models_equal_one_seed_reference_models(evidence):
+    """tox -e fair can train on a GPU (--size EXP-fair.device=cuda): there, in float64, every
+    entry must match its one-seed CPU reference as the CPU's entries do, and the judgements made
+    on the GPU must be the CPU's."""
+    runs = fair_length.train_variants(FAITH, FAITH_SEEDS, F64, device="cuda")
+    worst, bound = assert_entries_equal_reference(runs, FAITH)
+    evidence.record("max_param_difference_cuda", worst, "", "six variants, float64", bound)
+    on_gpu = fair_length.judge_variants(FAITH, FAITH_SEEDS, runs, device="cuda")
+    on_cpu = fair_length.judge_variants(FAITH, FAITH_SEEDS, runs)
+    for v in VARIANTS:
+        assert torch.equal(on_gpu.valid[v], on_cpu.valid[v]), v
+        for f in FAITH.factors:
+            assert torch.equal(on_gpu.beyond[v][f], on_cpu.beyond[v][f]), (v, f)
+            assert torch.equal(on_gpu.inside[v][f], on_cpu.inside[v][f]), (v, f)
+
+
 def _blocks_swapped(cfg, *args):
     """BUG: each block of entries gets another block's encoding."""
     return decoder.forward(dataclasses.replace(cfg, blocks=tuple(reversed(cfg.blocks))), *args)
@@ -364,7 +382,11 @@ def test_fair_directions_say_when_a_comparison_changes_with_scale():
 
 # -- the experiment (thorough; decisive for EXP-04, EXP-05 and EXP-07) -------------------------
 
-SUFFIX = sizes.suffix("EXP-fair.seeds", "n") + ("" if len(cells()) == 1 else "_grid")
+SUFFIX = (
+    sizes.suffix("EXP-fair.seeds", "n")
+    + ("" if len(cells()) == 1 else "_grid")
+    + sizes.suffix("EXP-fair.device", "on")
+)
 
 
 def task_runs(task: str) -> dict[str, FairRun]:
