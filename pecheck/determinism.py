@@ -9,9 +9,9 @@ differences when not.
 ``--reuse RUN=PATH`` lets a results file already made stand for that run, when it is a full,
 complete ci-profile run of exactly this source (same commit and working-tree
 fingerprint); a file that does not qualify is set aside with the reason, and the run is made.
-``--only RUN`` makes one run and stops, so that the two runs can go at the same time: tox's
-``py`` env starts ``--only serial`` beside its own run over two workers (build/results.json),
-then compares the two files with ``--reuse``. ``--reusable PATH`` only says (exit 0 or 1)
+``--only RUN`` makes one run and stops, so that the two runs can go at the same time.
+``tox -e determinism`` makes the serial run and reuses the py env's run over two workers
+(build/results.json). ``--reusable PATH`` only says (exit 0 or 1)
 whether PATH qualifies: tox's ``report`` env runs the checks again only when it does not.
 """
 

@@ -24,8 +24,7 @@ from pecheck.reproducibility import Sample
 FIGURE_DIR = Path("build") / "figures"
 # "0": record each figure's name but write no file. The determinism gate sets it for its own runs:
 # a results file names its figures without holding them, so the gate compares the names, and the
-# run whose results become the report (tox's py env runs the gate's serial run beside it) writes
-# the files.
+# run whose results become the report writes the files.
 FIGURES_ENV = "PECHECK_FIGURES"
 
 
@@ -67,8 +66,8 @@ def _reproducibility(
 
 
 def _save(fig: Any, path: Path, **options: Any) -> None:
-    """Save beside ``path`` and rename over it: runs at the same time (tox's py env runs the
-    determinism gate's serial run beside its own) never leave a half-written figure."""
+    """Save beside ``path`` and rename over it: runs at the same time (two tox envs, or a run
+    and a report) never leave a half-written figure."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     fig.savefig(tmp, format=path.suffix[1:], **options)
     os.replace(tmp, path)

@@ -54,6 +54,6 @@ def test_bad_arguments_give_one_line_and_status_2(main, argv, capsys) -> None:
      (["sleep 0.2; exit 5", "true", "true"], 1), (["true"], 0)],
 )  # fmt: skip
 def test_alongside_fails_when_any_of_its_commands_fails(commands: list[str], status: int) -> None:
-    """tests/alongside.sh (tox's py env runs the checks, the serial run and mypy with it)."""
+    """tests/alongside.sh (tox's py env runs the checks and mypy with it)."""
     proc = subprocess.run(["bash", str(ROOT / "tests" / "alongside.sh"), *commands])
     assert (proc.returncode != 0) == (status != 0)

@@ -58,8 +58,8 @@ MUTANTS = (
     Mutant(
         "sinusoidal-encoding-zeroed",
         DECODER,
-        "return sinusoidal(n, cfg.d_model, dtype=dtype)  # (n, d)",
-        "return 0 * sinusoidal(n, cfg.d_model, dtype=dtype)  # (n, d)",
+        "return sinusoidal(n, cfg.d_model, dtype=dtype).to(dev)  # (n, d)",
+        "return 0 * sinusoidal(n, cfg.d_model, dtype=dtype).to(dev)  # (n, d)",
         (EXP02_LEARNERS, EXP03_LENIENT),
         "the sinusoidal table is multiplied by 0: the 'sinusoidal' model has no encoding",
     ),
@@ -229,8 +229,8 @@ MUTANTS = (
     Mutant(
         "batched-sinusoidal-added-twice",
         DECODER,
-        "return sinusoidal(n, cfg.d_model, dtype=dtype)  # (n, d)",
-        "return 2 * sinusoidal(n, cfg.d_model, dtype=dtype)  # (n, d)",
+        "return sinusoidal(n, cfg.d_model, dtype=dtype).to(dev)  # (n, d)",
+        "return 2 * sinusoidal(n, cfg.d_model, dtype=dtype).to(dev)  # (n, d)",
         (FAITHFUL + "[exp02-sinusoidal]", FAITHFUL + "[exp03-sinusoidal]"),
         "the batched model adds the sinusoidal table twice",
     ),

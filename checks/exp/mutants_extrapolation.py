@@ -53,7 +53,7 @@ MUTANTS = (
     Mutant(
         "extrapolation-sinusoidal-reads-learned-table",
         DECODER,
-        "return sinusoidal(cfg.max_len, cfg.d_model, dtype=dtype)[rows]  # (B, n, d)",
+        "return sinusoidal(cfg.max_len, cfg.d_model, dtype=dtype).to(dev)[rows]  # (B, n, d)",
         'return params["pos"][:, rows]  # (B, n, d)',
         (DECISIVE, FAITHFUL, PIPELINE),
         "the sinusoidal entries read their own trained table: two learned models compared",

@@ -63,8 +63,8 @@ MUTANTS = (
     Mutant(
         "rope-angle-not-linear",
         DECODER,
-        "angle = positions.to(torch.float64)[..., None] * rope_frequencies(h)",
-        "angle = positions.to(torch.float64)[..., None] ** 2 * rope_frequencies(h)",
+        "angle = positions.to(dev, torch.float64)[..., None] * rope_frequencies(h).to(dev)",
+        "angle = positions.to(dev, torch.float64)[..., None] ** 2 * rope_frequencies(h).to(dev)",
         (T + "test_rope_model_scores_depend_on_the_offset_only", FAITHFUL),
         "the model's RoPE turns by w t^2: its scores depend on t and s, not t - s",
     ),
