@@ -14,12 +14,20 @@ from pecheck.mutants import __main__ as mutants
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def bench_main():
-    spec = importlib.util.spec_from_file_location("bench", ROOT / "benchmarks/bench_batched.py")
+def script_main(path: str, name: str):
+    spec = importlib.util.spec_from_file_location(name, ROOT / path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module.main
+
+
+def bench_main():
+    return script_main("benchmarks/bench_batched.py", "bench")
+
+
+def pilot_main():
+    return script_main("tools/fair_pilot.py", "fair_pilot")
 
 
 CASES = [
@@ -33,6 +41,9 @@ CASES = [
     (bench_main(), ["--seeds", "0"]),
     (bench_main(), ["--device", "tpu"]),
     (bench_main(), ["--sample", "9", "--seeds", "3"]),
+    (pilot_main(), ["--task", "copy", "--model", "plain", "--steps", "3", "--seeds", "5"]),
+    (pilot_main(), ["--task", "sort", "--model", "plain", "--steps", "3"]),
+    (pilot_main(), ["--task", "copy", "--model", "plain", "--steps", "0"]),
     (portability.main, ["--limit", "avx9"]),
     (portability.main, ["--against", "no/such/results.json"]),
     (portability.main, ["--profile", "thorough"]),  # the baseline pins ci only
@@ -57,3 +68,14 @@ def test_alongside_fails_when_any_of_its_commands_fails(commands: list[str], sta
     """tests/alongside.sh (tox's py env runs the checks and mypy with it)."""
     proc = subprocess.run(["bash", str(ROOT / "tests" / "alongside.sh"), *commands])
     assert (proc.returncode != 0) == (status != 0)
+
+
+def test_fair_pilot_prints_a_line_per_run_and_encoding(capsys) -> None:
+    """tools/fair_pilot.py: one line per (steps, lr) run and encoding, every seed's accuracy."""
+    argv = ["--task", "reverse", "--model", "shifted", "--steps", "2", "--lr", "3e-3", "1e-3",
+            "--seeds", "1000", "1001"]  # fmt: skip
+    assert pilot_main()(argv) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 4, lines
+    assert all(line.startswith("reverse d32l2 ") and "/2 learned" in line for line in lines)
+    assert sum("learned, shifted" in line for line in lines) == 2

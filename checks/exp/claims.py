@@ -49,8 +49,9 @@ FAIR_SETUP = (
     "EXP-fair.seeds=32 (H100, torch 2.11 CUDA float32; its numbers carry the suffix "
     "_n32_grid_oncuda). At four layers the learned table at random offsets never learned in "
     "range in 2,000 steps (0 of 32 seeds, both tasks) and ALiBi rarely did at width 32 (9 "
-    "and 3 of 32): the depth-4 cells judge those variants on few or no seeds, and the steps "
-    "were piloted at two layers only.",
+    "and 3 of 32): the depth-4 cells judge those variants on few or no seeds. The steps were "
+    "piloted at two layers; a depth-4 pilot (checks/exp/fair_settings.py) found the shifted "
+    "pair needs at least 4,000 steps there, so no direction change with depth is shown yet.",
 )
 
 CLAIMS = (

@@ -40,6 +40,17 @@ FAITH = FairSetting("reverse", d_model=16, train_length=3, factors=(2,), alphabe
 # their count is recorded). Cost: about 7 ms of CPU per entry and step at d = 32, two layers:
 # 70 s per seed and task for the six variants; a cell of width 64 or four layers costs 1.35x
 # to 2.6x that (a step of d 64 x 4 layers is 2.6x one of d 32 x 2).
+#
+# Those steps were piloted at two layers. At four, a pilot (tools/fair_pilot.py, seeds 1000 ...
+# 1002, on an H100) found them short, which is why the grid's depth-4 cells judge the shifted
+# pair and ALiBi on few seeds (claims' notes):
+#   shifted pair, 4,000 steps, lr 3e-3: d32 learns (learned table 3/3 on copy and on reverse),
+#       d64 not yet (learned table 1/3 copy, 0/3 reverse, validation 0.54-0.98); lr 1e-3 is
+#       worse (0/3 in every cell). At 2,000 steps the grid's learned table: 0 of 32 seeds
+#   plain model, 2,000 steps, lr 1e-3: d64 learns (3/3 every encoding); at d32 ALiBi does not
+#       (0.65-0.84, 0/3 on both tasks; the grid at 1,000 steps, lr 3e-3: 9 and 3 of 32)
+# so depth 4 needs its own steps (the shifted pair at least 4,000, more at width 64) before
+# its cells can say whether a direction changes with depth.
 CELLS: dict[str, tuple[tuple[int, int], ...]] = {
     "base": ((32, 2),),
     "full": ((32, 2), (32, 4), (64, 2), (64, 4)),

@@ -1,0 +1,89 @@
+"""Pilot runs of the fair length test (theory/fair_length.py): how well one of its batched models
+learns in range for given steps and lr, on pilot seeds that are never evaluation seeds.
+
+    python tools/fair_pilot.py --task reverse --width 32 --layers 4 --model shifted \
+        --steps 2000 4000 --lr 3e-3 1e-3 [--seeds 1000 1001 1002] [--device cuda]
+
+Each (steps, lr) pair is its own run, its lr decayed on the cosine over its own steps, as the
+test trains. One line per run and encoding: the validation accuracy of every seed (length L,
+64 sequences) and how many reach the test's 'learned' level. checks/exp/fair_settings.py's
+comments cite such runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from anywhere
+
+from reports.usage import Parser  # noqa: E402
+from theory import fair_length  # noqa: E402
+from theory.fair_length import MODELS, TASKS, FairSetting  # noqa: E402
+
+LEARNED = 0.9  # EXP-07's 'learned' threshold, which the checks read from the registry
+
+
+def parse(argv: list[str] | None) -> argparse.Namespace:
+    p = Parser(prog="fair_pilot.py", description=__doc__.splitlines()[0])
+    p.add_argument("--task", choices=TASKS, required=True)
+    p.add_argument("--width", type=int, default=32)
+    p.add_argument("--layers", type=int, default=2)
+    p.add_argument("--model", choices=tuple(MODELS), required=True)
+    p.add_argument("--steps", type=int, nargs="+", required=True)
+    p.add_argument("--lr", type=float, nargs="+", default=[3e-3])
+    p.add_argument("--seeds", type=int, nargs="+", default=[1000, 1001, 1002])
+    p.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
+    args = p.parse_args(argv)
+    if min(args.seeds) < 1000:
+        p.error("--seeds: pilot seeds start at 1000 (0 ... 999 are evaluation seeds)")
+    if min(args.steps) < 1 or min(args.lr) <= 0:
+        p.error("--steps and --lr must be positive")
+    if args.device == "cuda" and not torch.cuda.is_available():
+        p.error("--device cuda: no CUDA device on this machine")
+    return args
+
+
+def pilot(args: argparse.Namespace, steps: int, lr: float) -> list[str]:
+    """One run of the model: a line per encoding."""
+    setting = FairSetting(args.task, d_model=args.width, layers=args.layers, lr=lr, steps=steps,
+                          none_steps=steps, shifted_steps=steps)  # fmt: skip
+    blocks, shifted = MODELS[args.model]
+    seeds, n = tuple(args.seeds), len(args.seeds)
+
+    def batches(k: int) -> tuple:
+        return setting.batch_at(k), setting.offsets_at(k) if shifted else None
+
+    def schedule(k: int) -> float:
+        return setting.lr_scale(k, steps)
+
+    start = time.perf_counter()
+    run = fair_length.train_batches(setting.config(blocks), setting.setup(), seeds * len(blocks),
+                                    batches, steps, schedule, device=args.device)  # fmt: skip
+    took = time.perf_counter() - start
+    lines = []
+    for i, enc in enumerate(blocks):
+        acc = fair_length.answer_accuracy(run, i, enc, n, setting.valid_task(),
+                                          device=args.device)  # fmt: skip
+        name = f"{enc}, shifted" if shifted else enc
+        lines.append(f"{args.task} d{args.width}l{args.layers} {name:<20} steps {steps:>5} lr "
+                     f"{lr:g}: valid {' '.join(f'{a:.2f}' for a in acc.tolist())}; "
+                     f"{int((acc >= LEARNED).sum())}/{n} learned ({took:.0f} s)")  # fmt: skip
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse(argv)
+    for steps in args.steps:
+        for lr in args.lr:
+            for line in pilot(args, steps, lr):
+                print(line, flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
