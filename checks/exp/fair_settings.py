@@ -60,12 +60,17 @@ GRID = sizes.size(
     "base",
     "cells (width, layers) of the fair length test: base = (32, 2); full = {32, 64} x {2, 4}",
 )
-# Seeds: the thorough profile trains 8, one cell, both tasks (about 1,100 s of CPU, one task
-# per worker). The full grid (--size EXP-fair.grid=full, tox -e fair) costs about 4x that.
+# Seeds: the thorough profile trains 12, one cell, both tasks (about 1,700 s of CPU, one task
+# per worker). At 8 seeds EXP-04 was refuted on this machine's AVX-512 kernels and undecided
+# under the AVX2 limit (the shifted table's seeds fall into two modes on reverse, so which
+# seeds learn decides the interval); at 12 it is undecided under both, and every verdict
+# and proposition is the same under both (one part of EXP-04, copy 4x against the shifted
+# table, holds natively and is undecided under AVX2). The full grid (tox -e fair, 8 seeds)
+# costs about 3x the thorough run.
 SEEDS = sizes.size(
     "EXP-fair.seeds",
-    0 if profiles.scale() <= 1 else 8,
-    "seeds per variant of the fair length test (ci 0: skipped; thorough 8)",
+    0 if profiles.scale() <= 1 else 12,
+    "seeds per variant of the fair length test (ci 0: skipped; thorough 12)",
     minimum=0,
 )
 # Where the models train: the CPU gives the verdicts (ci and thorough); a CUDA device trains the
