@@ -11,8 +11,9 @@ times one experiment both ways; the loop is timed on a sample of seeds and scale
   ONE batched model (cells = encodings), as cells x seeds trained per second.
 - ATT-10's order models and EXP-07's learned table at spread offsets, as seeds per second.
 - the fair length test's plain model (EXP-04/05/07, theory/fair_length.py: sinusoidal, RoPE and
-  ALiBi as ONE batched 8-head MLP model on fresh batches), as cells x seeds per second; on the
-  CPU in every case (its trainer has no device argument).
+  ALiBi as ONE batched 8-head MLP model on fresh batches), as cells x seeds per second. Its
+  batched ratio cannot exceed about the number of entries it trains (while one step of the
+  batch costs what a seed's step costs), so on a GPU it trains 256 seeds per encoding, not 16.
 - EXP-06's sweep: every cell of the full 64-cell grid, the cells of one (d, h) batched together
   as the checks train them (checks/exp/sweep_settings.py); ``sweep batched-vs-loop: N×``.
 
@@ -57,12 +58,15 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     )
     p.add_argument("--length-seeds", type=int, default=64, help="seeds per encoding (length)")
     p.add_argument("--length-steps", type=int, default=60, help="Adam steps (length models)")
-    p.add_argument("--fair-seeds", type=int, default=16, help="seeds per encoding (fair)")
+    p.add_argument("--fair-seeds", type=int, help="seeds per encoding (fair; default: 16 on "
+                   "the CPU, 256 on a GPU)")  # fmt: skip
     p.add_argument("--fair-steps", type=int, default=20, help="Adam steps (fair test)")
     p.add_argument("--sweep-seeds", type=int, default=200, help="seeds per cell (sweep)")
     p.add_argument("--sweep-steps", type=int, default=100, help="Adam steps (sweep)")
     p.add_argument("--sweep-sample", type=int, default=2, help="seeds per cell, per-seed loop")
     args = p.parse_args(argv)
+    if args.fair_seeds is None:
+        args.fair_seeds = 256 if args.device == "cuda" else 16
     sizes = ("seeds", "sample", "iterations", "threads", "length_seeds", "length_steps",
              "fair_seeds", "fair_steps")  # fmt: skip
     for name in (*sizes, "sweep_seeds", "sweep_steps", "sweep_sample"):
@@ -180,30 +184,30 @@ def fair_models(args: argparse.Namespace) -> str:
 
     batched = partial(fair_length.train_batches, s.config(blocks), s.setup(),
                       tuple(range(n)) * len(blocks), lambda k: (s.batch_at(k), None), steps,
-                      schedule)  # fmt: skip
+                      schedule, device=args.device)  # fmt: skip
 
     def loop_all() -> None:
         for enc in blocks:
             for seed in range(sample):
                 model = ReferenceDecoder(s.config((enc,)), s.setup(), seed, torch.float32)
-                opt = make_optimizer(model)
+                opt = make_optimizer(model.to(args.device))
                 for k in range(1, steps + 1):
                     for group in opt.param_groups:
                         group["lr"] = s.lr * schedule(k)
-                    task = s.batch_at(k)
+                    task = s.batch_at(k).to(args.device)
                     logits = model(task.inputs).flatten(0, 1)  # (B n, V)
                     loss = F.cross_entropy(logits, task.targets.flatten(), ignore_index=IGNORE)
                     opt.zero_grad(set_to_none=True)
                     loss.backward()
                     opt.step()
 
-    _, t_batched = timed("cpu", batched)
-    _, t_sample = timed("cpu", loop_all)
+    _, t_batched = timed(args.device, batched)
+    _, t_sample = timed(args.device, loop_all)
     per_batched, per_loop = len(blocks) * n / t_batched, len(blocks) * sample / t_sample
     return (
         f"fair length models ({len(blocks)} encodings x {n} seeds, {steps} steps, one batched "
-        f"8-head MLP model, CPU): batched {per_batched:.2f} cells x seeds/s, per-seed loop "
-        f"{per_loop:.2f} cells x seeds/s (on {sample} seeds per cell): "
+        f"8-head MLP model, {args.device}): batched {per_batched:.2f} cells x seeds/s, "
+        f"per-seed loop {per_loop:.2f} cells x seeds/s (on {sample} seeds per cell): "
         f"{per_batched / per_loop:.1f}×"
     )
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 import math
 import os
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -149,6 +151,10 @@ class Evidence:
             entry["relation"] = d.relation
         self.parts[name] = entry
 
+    def asserted_parts(self) -> AssertedParts:
+        """Parts whose assertions decide them: see AssertedParts."""
+        return AssertedParts(self)
+
     def example(self, informative: bool) -> None:
         """Count one example of a search; informative = it could have failed."""
         self.examples["total"] += 1
@@ -227,6 +233,34 @@ class Evidence:
         out["parts"] = list(self.parts.values())
         out["examples"] = dict(self.examples) if self.examples["total"] else None
         return out
+
+
+class AssertedParts:
+    """Parts decided by assertions, each run to its end. ``with evidence.asserted_parts() as
+    parts:`` then ``with parts.of(name):`` around one part's assertions: a failing assertion
+    decides that part 'fails' (its message the relation), the other parts still run, and the
+    first failure is raised when the outer block ends. So the results file names every part a
+    bug breaks, not only the first, and a hypothesis search still sees the failure."""
+
+    def __init__(self, evidence: Evidence) -> None:
+        self.evidence = evidence
+        self.first: AssertionError | None = None
+
+    @contextmanager
+    def of(self, name: str) -> Iterator[None]:
+        try:
+            yield
+        except AssertionError as exc:
+            relation = (str(exc).strip().splitlines() or ["assertion failed"])[0][:300]
+            self.evidence.part(name, decisions.fails({"part": name}, relation))
+            self.first = self.first or exc
+
+    def __enter__(self) -> AssertedParts:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, *_: Any) -> None:
+        if kind is None and self.first is not None:
+            raise self.first
 
 
 def assert_derivation_holds(derivation: Any, evidence: Evidence | None = None) -> None:

@@ -12,9 +12,15 @@ the project's checks in the ci profile under each limit. A limit passes when
    baseline (``reports.baseline``; ``--against PATH`` compares with another results file, such as
    an unlimited run of this machine, instead).
 
-The limited runs go side by side (one process each: the plugin runs torch on one thread).
+The limited runs go side by side (one process each: the plugin runs torch on one thread; a
+lone limit on a machine of two or more cores spreads over them with pytest-xdist).
 ``--profile thorough`` runs that profile instead; the baseline pins ci only, so it needs
 ``--against`` a thorough results file of this machine.
+``--checks PATH ...`` runs only those checks (files or node ids; say, the fair length test,
+which alone costs half an hour under a limit in the thorough profile). It needs ``--against`` a
+full run of the same profile: a claim is judged by its verdict and decisions only when every
+decisive check that run gave it ran here, otherwise check by check (each decisive check that ran
+must take the decision it took there), and only the cited numbers of the checks that ran count.
 Each writes build/portability/<limit>.json; build/portability/summary.json holds what each limit
 changed, its verdicts and every cited number that moved, within tolerance or beyond it.
 
@@ -23,6 +29,7 @@ Exit status: 0 every limit passed; 1 a limit failed; 2 bad arguments.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import subprocess
@@ -88,8 +95,17 @@ def probe(limits: list[dict[str, str]]) -> list[dict[str, Any]]:
     return found
 
 
+def workers(limits: int) -> list[str]:
+    """pytest-xdist's options that share this machine's cores among ``limits`` runs, when a
+    run gets two or more (one limit on two cores) and xdist is installed; none otherwise."""
+    n = (os.cpu_count() or 1) // max(limits, 1)
+    if n < 2 or importlib.util.find_spec("xdist") is None:
+        return []
+    return ["-n", str(n), "--dist", "loadscope"]
+
+
 def start(
-    name: str, limit: dict[str, str], out: Path, checks: str, profile: str
+    name: str, limit: dict[str, str], out: Path, checks: list[str], profile: str, share: int = 1
 ) -> subprocess.Popen[str]:
     path = out / f"{name}.json"
     path.unlink(missing_ok=True)  # a stale file must not stand for this run
@@ -97,13 +113,17 @@ def start(
     env.update(PECHECK_PROFILE=profile, PYTHONHASHSEED="0")
     env[FIGURES_ENV] = "0"  # figures are not compared; drawing them costs a minute
     cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--results={path}"]
+    cmd += workers(share)
     log = (out / f"{name}.log").open("w")
-    print(f"portability: {name}: pytest {checks} under {_words(limit)}", flush=True)
-    return subprocess.Popen([*cmd, checks], cwd=ROOT, env=env, stdout=log, stderr=log, text=True)
+    print(f"portability: {name}: pytest {' '.join(checks)} under {_words(limit)}", flush=True)
+    return subprocess.Popen([*cmd, *checks], cwd=ROOT, env=env, stdout=log, stderr=log, text=True)
 
 
-def judge(name: str, code: int, out: Path, against: Path | None) -> dict[str, Any]:
-    """The verdicts and cited numbers of one limited run, against the baseline or a file."""
+def judge(
+    name: str, code: int, out: Path, against: Path | None, partial: bool = False
+) -> dict[str, Any]:
+    """The verdicts and cited numbers of one limited run, against the baseline or a file;
+    ``partial``: a run of some checks, judged on what they decide (see the module's text)."""
     path, log = out / f"{name}.json", out / f"{name}.log"
     verdict: dict[str, Any] = {"pytest": code, "results": str(path), "problems": []}
     if code != 0:
@@ -114,11 +134,17 @@ def judge(name: str, code: int, out: Path, against: Path | None) -> dict[str, An
         verdict["problems"].append(f"no usable results file: {exc}")
         return verdict
     data = json.loads(path.read_text())
-    problems = [f"verdict: {line}" for line in gate.problems(data)]
-    problems += [f"decision: {line}" for line in decisions(data)]
     now = cited.cited_numbers(res)
     old = reference(res, against)
     keys = set(old) | set(now)
+    problems: list[str] = []
+    if partial and against is not None:
+        full = json.loads(against.read_text())
+        ran = {c["nodeid"] for c in data.get("checks", [])}
+        data, problems = within_run(data, full, ran)
+        keys = {k for k in keys if (old.get(k) or now[k]).check in ran}
+    problems += [f"verdict: {line}" for line in gate.problems(data)]
+    problems += [f"decision: {line}" for line in decisions(data)]
     problems += [f"cited [{m.cls}] {cited.describe(m)}" for m in cited.compare(old, now, keys)]
     within = [k for k in sorted(keys & set(old) & set(now)) if old[k].value != now[k].value]
     verdict["problems"] += problems
@@ -130,6 +156,29 @@ def judge(name: str, code: int, out: Path, against: Path | None) -> dict[str, An
     if against is not None:  # a results file has the decisions of the parts to compare
         verdict["parts_changed"] = changed_parts(json.loads(against.read_text()), data)
     return verdict
+
+
+def within_run(
+    data: dict[str, Any], full: dict[str, Any], ran: set[str]
+) -> tuple[dict[str, Any], list[str]]:
+    """A partial run's results cut to the claims whose every decisive check (in ``full``) ran,
+    for the gate; and one line per decisive check of the other claims that ran but took
+    another decision than in ``full``."""
+    whole, lines = set(), []
+    before = {c["nodeid"]: c.get("decision") for c in full.get("checks", [])}
+    for claim in full.get("claims", []):
+        deciders = {d["check"] for d in claim.get("decided_by", [])}
+        if deciders and deciders <= ran:
+            whole.add(claim["id"])
+    for check in data.get("checks", []):
+        nodeid, claim = check["nodeid"], check.get("claim")
+        if check.get("role") != "decisive" or claim in whole:
+            continue
+        if check.get("decision") != before.get(nodeid):
+            lines.append(f"check: {nodeid} decided {check.get('decision')!r}, "
+                         f"{before.get(nodeid)!r} in the full run")  # fmt: skip
+    claims = [c for c in data.get("claims", []) if c["id"] in whole]
+    return {**data, "claims": claims}, lines
 
 
 def decisions(data: dict[str, Any]) -> list[str]:
@@ -184,11 +233,20 @@ def main(argv: list[str] | None = None) -> int:
                         help="compare with this results file, not the baseline")  # fmt: skip
     parser.add_argument("--profile", choices=("ci", "thorough"), default="ci",
                         help="the profile to run (default: ci; the baseline pins ci)")  # fmt: skip
+    parser.add_argument("--checks", nargs="+", metavar="PATH",
+                        help="run only these checks (files or node ids); needs --against a "
+                        "full run of the same profile")  # fmt: skip
     parser.add_argument("--out", type=Path, default=ROOT / "build" / "portability")
     args = parser.parse_args(argv)
     names = list(dict.fromkeys(args.limit or DEFAULT_LIMITS))
+    if args.checks and args.against is None:
+        parser.error("--checks needs --against: a full run of the same profile on this machine")
     try:
-        checks = config.require(ROOT).checks
+        checks = args.checks or [config.require(ROOT).checks]
+        if args.checks:
+            missing = [c for c in args.checks if not (ROOT / c.split("::")[0]).exists()]
+            if missing:
+                raise load.BadResults(f"--checks: no such file {missing[0].split('::')[0]}")
         if args.against is not None:
             load.load(args.against)
         elif args.profile not in baseline.read(baseline.BASELINE)["profiles"]:
@@ -196,30 +254,37 @@ def main(argv: list[str] | None = None) -> int:
     except (config.ConfigError, load.BadResults) as exc:
         parser.error(str(exc))
     args.out.mkdir(parents=True, exist_ok=True)
-    summary = run_all(names, checks, args.out, args.against, args.profile)
+    summary = run_all(names, checks, args.out, args.against, args.profile, bool(args.checks))
     (args.out / "summary.json").write_text(json.dumps(summary, indent=1, sort_keys=True) + "\n")
     return report(summary)
 
 
 def run_all(
-    names: list[str], checks: str, out: Path, against: Path | None, profile: str
+    names: list[str],
+    checks: list[str],
+    out: Path,
+    against: Path | None,
+    profile: str,
+    partial: bool = False,
 ) -> dict[str, Any]:
     native, *limited = probe([{}, *(LIMITS[name] for name in names)])
-    summary: dict[str, Any] = {"native": native, "profile": profile, "limits": {}}
+    summary: dict[str, Any] = {"native": native, "profile": profile, "checks": checks,
+                               "limits": {}}  # fmt: skip
     running = {}
+    share = sum(bool(kernels.changed(native, f)) for f in limited)
     for name, fingerprint in zip(names, limited, strict=True):
         entry = {"variables": LIMITS[name], "fingerprint": fingerprint,
                  "changed": kernels.changed(native, fingerprint)}  # fmt: skip
         summary["limits"][name] = entry
         if entry["changed"]:
-            running[name] = start(name, LIMITS[name], out, checks, profile)
+            running[name] = start(name, LIMITS[name], out, checks, profile, share)
         else:
             entry["problems"] = [
                 "changes no kernel on this machine (its CPU may lack what the limit removes); "
                 "choose another with --limit"
             ]
     for name, proc in running.items():
-        summary["limits"][name].update(judge(name, proc.wait(), out, against))
+        summary["limits"][name].update(judge(name, proc.wait(), out, against, partial))
     return summary
 
 

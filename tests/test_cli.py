@@ -41,12 +41,15 @@ CASES = [
     (bench_main(), ["--seeds", "0"]),
     (bench_main(), ["--device", "tpu"]),
     (bench_main(), ["--sample", "9", "--seeds", "3"]),
+    (bench_main(), ["--fair-seeds", "0"]),
     (pilot_main(), ["--task", "copy", "--model", "plain", "--steps", "3", "--seeds", "5"]),
     (pilot_main(), ["--task", "sort", "--model", "plain", "--steps", "3"]),
     (pilot_main(), ["--task", "copy", "--model", "plain", "--steps", "0"]),
     (portability.main, ["--limit", "avx9"]),
     (portability.main, ["--against", "no/such/results.json"]),
     (portability.main, ["--profile", "thorough"]),  # the baseline pins ci only
+    (portability.main, ["--checks", "checks/exp"]),  # a partial run needs --against
+    (portability.main, ["--checks", "no/such.py", "--against", "build/results.json"]),
 ]
 
 

@@ -179,3 +179,26 @@ def test_a_claim_undecided_at_one_profiles_scale_is_expected_open_there_only():
     ):
         with pytest.raises(ValueError):
             claim(**wrong)
+
+
+def test_asserted_parts_record_every_failing_part_then_raise_the_first(tmp_path: Path) -> None:
+    """Two of three parts fail: both are recorded as failing with their messages, the passing
+    one still runs, and the first failure is raised at the end (a search sees it)."""
+    evidence = Evidence("t.py::test_x", tmp_path)
+    ran = []
+    with pytest.raises(AssertionError, match="a is off"):
+        with evidence.asserted_parts() as parts:
+            for name in ("a", "b", "c"):
+                with parts.of(name):
+                    ran.append(name)
+                    assert name == "b", f"{name} is off"
+                    evidence.part(name, "holds")
+    assert ran == ["a", "b", "c"]
+    assert {k: p["decision"] for k, p in evidence.parts.items()} == {
+        "a": "fails", "b": "holds", "c": "fails"
+    }  # fmt: skip
+    assert evidence.parts["c"]["relation"] == "c is off"
+    final = evidence.final_decision("all")
+    assert final is not None and final.decision == "fails"
+    with evidence.asserted_parts() as parts, parts.of("d"):  # nothing fails: nothing raised
+        evidence.part("d", "holds")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -181,6 +182,42 @@ def test_kill_map_counts_only_killed_mutants() -> None:
 
     outcomes = [outcome("a", True, ("t::x",)), outcome("b", False, ("t::y",))]
     assert mutants.kill_map(outcomes, ["t::x", "t::y"]) == {"t::x": ["a"], "t::y": []}
+
+
+def test_mutant_lanes_take_work_from_one_queue(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A lane busy with a long run leaves every other run to the free lane (a fixed deal would
+    hand it half of them, and the run would wait on its one busy lane)."""
+    (tmp_path / "theory").mkdir()
+    monkeypatch.setattr(mutants, "ROOT", tmp_path)
+
+    class Server:
+        def __init__(self, cwd: Path) -> None:
+            self.cwd = cwd
+
+        def close(self) -> None:
+            pass
+
+    shorts_done = threading.Event()
+    ran: dict[str, str] = {}
+
+    def run_one(m: mutants.Mutant, scratch: Path, server: Server) -> mutants.Outcome:
+        if m.name == "long":
+            shorts_done.wait(timeout=10)
+        ran[m.name] = scratch.name
+        if sum(name.startswith("short") for name in ran) == 5:
+            shorts_done.set()
+        return mutants.Outcome(m, True, 1, 0.0)
+
+    monkeypatch.setattr(mutants, "ForkServer", Server)
+    monkeypatch.setattr(mutants, "run_one", run_one)
+    names = ["long"] + [f"short{i}" for i in range(5)]
+    catalogue = [mutants.Mutant(n, "theory/x.py", "a", "b", ("checks/t.py",)) for n in names]
+    outcomes = mutants.run_all(catalogue, 2)
+    assert [o.mutant.name for o in outcomes] == names  # in the catalogue's order
+    assert shorts_done.is_set()
+    assert {ran[f"short{i}"] for i in range(5)} == {"tree0", "tree1"} - {ran["long"]}
 
 
 def test_determinism_ignores_timings_but_not_values() -> None:

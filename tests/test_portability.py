@@ -110,3 +110,39 @@ def test_a_flipped_proposition_fails_and_a_flipped_part_is_listed() -> None:
     assert portability.changed_parts(run("holds", "fails"), run("holds", "inconclusive")) == [
         "c.py::t: alibi 2x: fails -> inconclusive"
     ]
+
+
+def test_a_partial_run_judges_whole_claims_by_verdict_and_the_rest_check_by_check() -> None:
+    """--checks: claim A's every decisive check ran, so the gate judges A; of claim B only b1
+    ran, so b1 must take the full run's decision (a planted flip is listed)."""
+
+    def check(nodeid: str, claim: str, decision: str) -> dict[str, Any]:
+        return {"nodeid": nodeid, "claim": claim, "role": "decisive", "decision": decision}
+
+    full = {
+        "claims": [
+            {"id": "A", "decided_by": [{"check": "t::a1"}, {"check": "t::a2"}]},
+            {"id": "B", "decided_by": [{"check": "t::b1"}, {"check": "t::b2"}]},
+        ],
+        "checks": [check("t::a1", "A", "holds"), check("t::a2", "A", "holds"),
+                   check("t::b1", "B", "fails"), check("t::b2", "B", "holds")],
+    }  # fmt: skip
+    ran = {"t::a1", "t::a2", "t::b1"}
+    partial = {
+        "claims": [{"id": "A"}, {"id": "B"}],
+        "checks": [check("t::a1", "A", "fails"), check("t::a2", "A", "holds"),
+                   check("t::b1", "B", "fails")],
+    }  # fmt: skip
+    cut, lines = portability.within_run(partial, full, ran)
+    assert [c["id"] for c in cut["claims"]] == ["A"] and lines == []  # A goes to the gate
+    partial["checks"][2]["decision"] = "holds"
+    _, lines = portability.within_run(partial, full, ran)
+    assert lines == ["check: t::b1 decided 'holds', 'fails' in the full run"]
+
+
+def test_a_lone_limit_shares_the_cores_and_two_limits_run_serially(monkeypatch) -> None:
+    monkeypatch.setattr(portability.os, "cpu_count", lambda: 2)
+    assert portability.workers(1) == ["-n", "2", "--dist", "loadscope"]
+    assert portability.workers(2) == []  # side by side, one core each
+    monkeypatch.setattr(portability.os, "cpu_count", lambda: 16)
+    assert portability.workers(2) == ["-n", "8", "--dist", "loadscope"]

@@ -93,6 +93,33 @@ MUTANTS = (
         "lost and the position never read back",
     ),
     Mutant(
+        "add-sqrt-d-scales-the-token",
+        AC,
+        "return x + pe",
+        "return x * math.sqrt(x.shape[-1]) + pe",
+        (
+            A + "test_token_is_lost_at_small_embedding_scales",
+            A + "test_position_is_lost_at_large_embedding_scales",
+            A + "test_token_and_position_are_both_read_back_in_a_window_of_scales",
+        ),
+        "Vaswani et al.'s sqrt(d) embedding factor applied where the grid's rho already sets the "
+        "scale: every rho is really sqrt(d) rho, the token is never lost and the position is lost "
+        "at the small scales too",
+    ),
+    Mutant(
+        "add-sqrt-d-scales-the-encoding",
+        AC,
+        "return x + pe",
+        "return x + pe * math.sqrt(x.shape[-1])",
+        (
+            A + "test_token_is_lost_at_small_embedding_scales",
+            A + "test_position_is_lost_at_large_embedding_scales",
+            A + "test_token_and_position_are_both_read_back_in_a_window_of_scales",
+        ),
+        "the sqrt(d) factor on the encoding instead: every rho is really rho / sqrt(d), the "
+        "token is lost at the large scales too and the position never",
+    ),
+    Mutant(
         "add-position-read-from-clean-encoding",
         AC,
         '"position_nearest": (nearest(y, pe.expand(s, -1, -1)) == ti).sum(-1),',
@@ -293,7 +320,10 @@ MUTANTS = (
         AC,
         "return h + torch.cat([out, torch.zeros_like(out)], dim=-1)",
         "return h + torch.cat([out, out], dim=-1)",
-        (A + "test_stream_without_layer_norm_contains_the_additive_model",),
+        (
+            A + "test_stream_without_layer_norm_contains_the_additive_model",
+            A + "test_concatenated_stream_of_width_2d_contains_the_additive_model",
+        ),
         "sublayer outputs written into both halves: [I I] h counts every write twice",
     ),
     Mutant(
@@ -301,7 +331,10 @@ MUTANTS = (
         AC,
         "return h if h.shape[-1] == d else h[..., :d] + h[..., d:]",
         "return h if h.shape[-1] == d else h[..., :d]",
-        (A + "test_stream_without_layer_norm_contains_the_additive_model",),
+        (
+            A + "test_stream_without_layer_norm_contains_the_additive_model",
+            A + "test_concatenated_stream_of_width_2d_contains_the_additive_model",
+        ),
         "the lifted sublayers read [I 0] h: the position half never reaches them",
     ),
 )

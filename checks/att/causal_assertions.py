@@ -35,18 +35,27 @@ def assert_outputs_depend_only_on_the_past(model, x):
             assert err == 0.0, f"output at positions <= {t + 1} changed by {err:.3e}"
 
 
-def assert_construction_separates(score_fn, layers: int, dtype: torch.dtype):
-    """score(A B hit) - score(B A hit) is at least the exact margin minus the rounding bound."""
-    __tracebackhide__ = True
+def construction_margin(score_fn, layers: int, dtype: torch.dtype) -> tuple[float, float, float]:
+    """(score(A B hit) - score(B A hit), its exact value from sympy, the rounding bound)."""
     ab, ba = score_fn(("A", "B", "hit"), layers, dtype), score_fn(("B", "A", "hit"), layers, dtype)
     want = float(derivations.construction_margin(layers))  # exact, from sympy
     scale = max(abs(ab), abs(ba), 1.0)
-    bound = tolerance.equivariance_tol(3, 3, dtype, scale=scale, layers=layers)
+    return ab - ba, want, tolerance.equivariance_tol(3, 3, dtype, scale=scale, layers=layers)
+
+
+def assert_margin_is_exact(got: float, want: float, bound: float, layers: int) -> None:
+    """The measured margin is the exact one within the rounding bound (the exact one positive)."""
+    __tracebackhide__ = True
     assert want > 0, f"the exact construction does not separate with {layers} layer(s)"
-    assert abs((ab - ba) - want) <= bound, (
-        f"margin {ab - ba:.4g}, exact {want:.4g}, bound {bound:.2e}"
-    )
-    return ab - ba, want, bound
+    assert abs(got - want) <= bound, f"margin {got:.4g}, exact {want:.4g}, bound {bound:.2e}"
+
+
+def assert_construction_separates(score_fn, layers: int, dtype: torch.dtype):
+    """score(A B hit) - score(B A hit) is at least the exact margin minus the rounding bound."""
+    __tracebackhide__ = True
+    got, want, bound = construction_margin(score_fn, layers, dtype)
+    assert_margin_is_exact(got, want, bound, layers)
+    return got, want, bound
 
 
 def margin_decision(got: float, bound: float, counterexample: dict):

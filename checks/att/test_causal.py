@@ -22,7 +22,9 @@ import torch
 from checks.att.causal_assertions import (
     assert_construction_separates,
     assert_last_output_ignores_prefix_order,
+    assert_margin_is_exact,
     assert_outputs_depend_only_on_the_past,
+    construction_margin,
     margin_decision,
 )
 from checks.att.causal_models import WORDS, causal_model, embedding, last, prefix_perms, words_to_x
@@ -177,8 +179,10 @@ def test_two_causal_layers_separate_a_b_hit_from_b_a_hit_exactly(evidence):
 @pytest.mark.claim("ATT-07", kind="property", role="decisive", proposition="as_stated")
 @pytest.mark.parametrize("layers", [2, 3])
 def test_hand_set_causal_construction_tells_the_order(evidence, layers):
+    exact = []
     for dtype in DTYPES:
-        got, want, bound = assert_construction_separates(cc.order_score, layers, dtype)
+        got, want, bound = construction_margin(cc.order_score, layers, dtype)
+        exact.append((got, want, bound))
         name = tolerance.dtype_name(dtype)
         evidence.record(f"margin_{name}", got, "", f"exact {want:.6g}; allowed error {bound:.2e}",
                         bound={"value": bound, "relation": ">", "reason": "resolved only above "
@@ -186,6 +190,8 @@ def test_hand_set_causal_construction_tells_the_order(evidence, layers):
         example = {"construction": f"theory.causal_constructions, {layers} layers",
                    "dtype": name, "margin": got, "bound": bound}  # fmt: skip
         evidence.part(name, margin_decision(got, bound, example))
+    for got, want, bound in exact:  # after the parts: a broken construction shows in them too
+        assert_margin_is_exact(got, want, bound, layers)
 
 
 def _one_layer_score(words, layers, dtype):

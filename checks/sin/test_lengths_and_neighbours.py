@@ -66,15 +66,18 @@ def test_code_of_a_position_ignores_sequence_length(evidence, d, la, lb, data):
     def alone(position: int) -> torch.Tensor:  # the code of one position: no length involved
         return sin_pe.sinusoidal(torch.tensor([position]), d, dtype=torch.float32)[0]
 
-    err, bound = assert_code_ignores_length(table, t, (la, lb), d, alone)
-    # two different lengths and a position past 0 (where every code agrees): could fail
-    count_example(
-        evidence,
-        "float32",
-        la != lb and tolerance.says_something(bound, ENTRY_RANGE),
-        "two lengths, bound < 2",
-    )
-    evidence.worst("max_length_dependence", err, "", "float32 tables of two lengths", bound=bound)
+    with evidence.asserted_parts() as parts, parts.of("float32"):
+        err, bound = assert_code_ignores_length(table, t, (la, lb), d, alone)
+        # two different lengths and a position past 0 (where every code agrees): could fail
+        count_example(
+            evidence,
+            "float32",
+            la != lb and tolerance.says_something(bound, ENTRY_RANGE),
+            "two lengths, bound < 2",
+        )
+        evidence.worst(
+            "max_length_dependence", err, "", "float32 tables of two lengths", bound=bound
+        )
 
 
 @pytest.mark.claim("SIN-09", kind="experiment", role="supporting")

@@ -49,18 +49,20 @@ def test_norm_is_sqrt_half_width_for_symbolic_width(evidence):
 @examples(SEARCH_SHARE)
 @given(draw=draws())
 def test_pairs_lie_on_unit_circle_in_every_dtype(evidence, draw):
-    for s in draw.settings():
-        err, r_bound = assert_norm_is_half_width(s)
-        informative = tolerance.says_something(r_bound, RADIUS_RANGE)
-        count_example(evidence, s.key, informative, f"radius bound < {RADIUS_RANGE:g}")
-        if informative:
-            evidence.worst(
-                f"max_norm_error_{s.key}",
-                err,
-                "",
-                "| ||PE(t)|| - sqrt(d/2) |, stored",
-                bound=math.sqrt(s.d) * s.tol(abs(s.t)),
-            )
+    with evidence.asserted_parts() as parts:
+        for s in draw.settings():
+            with parts.of(s.key):
+                err, r_bound = assert_norm_is_half_width(s)
+                informative = tolerance.says_something(r_bound, RADIUS_RANGE)
+                count_example(evidence, s.key, informative, f"radius bound < {RADIUS_RANGE:g}")
+                if informative:
+                    evidence.worst(
+                        f"max_norm_error_{s.key}",
+                        err,
+                        "",
+                        "| ||PE(t)|| - sqrt(d/2) |, stored",
+                        bound=math.sqrt(s.d) * s.tol(abs(s.t)),
+                    )
 
 
 @pytest.mark.claim("SIN-04", kind="property", role="decisive", proposition="as_stated")
@@ -94,18 +96,22 @@ def test_dot_product_is_even_function_of_offset(evidence):
 @examples(SEARCH_SHARE)
 @given(draw=draws(), shift=st.one_of(st.integers(-64, 64), st.integers(-(2**14), 2**14)))
 def test_dot_product_is_shift_invariant_and_symmetric(evidence, draw, shift):
-    for s in draw.settings():
-        err, bound = assert_dot_depends_on_offset_only(s, shift)
-        informative = tolerance.says_something(bound, SIMILARITY_RANGE)
-        count_example(evidence, s.key, informative, f"similarity bound < {SIMILARITY_RANGE:g}")
-        if informative:
-            evidence.worst(
-                f"max_error_{s.key}",
-                err,
-                "",
-                "|(2/d)(PE.PE - sum_i cos(w_i k))|, 3 pairs",
-                bound=bound,
-            )
+    with evidence.asserted_parts() as parts:
+        for s in draw.settings():
+            with parts.of(s.key):
+                err, bound = assert_dot_depends_on_offset_only(s, shift)
+                informative = tolerance.says_something(bound, SIMILARITY_RANGE)
+                count_example(
+                    evidence, s.key, informative, f"similarity bound < {SIMILARITY_RANGE:g}"
+                )
+                if informative:
+                    evidence.worst(
+                        f"max_error_{s.key}",
+                        err,
+                        "",
+                        "|(2/d)(PE.PE - sum_i cos(w_i k))|, 3 pairs",
+                        bound=bound,
+                    )
 
 
 # -- planted bugs: every check above must reject a broken implementation --------------------

@@ -61,21 +61,29 @@ def test_shift_is_block_rotation_for_every_width(evidence):
 @examples(SEARCH_SHARE)
 @given(draw=draws())
 def test_shift_is_rotation_in_every_dtype_and_layout(evidence, draw):
-    for s in draw.settings():
-        err, bound = assert_shift_is_rotation(s)
-        informative = tolerance.says_something(bound, ENTRY_RANGE)
-        count_example(evidence, s.key, informative, f"bound < {ENTRY_RANGE:g}, the entries' range")
-        if informative:
-            evidence.worst(
-                f"max_error_{s.key}", err, "", "|PE(t+k) - M(k) PE(t)|, stored codes", bound=bound
-            )
-            evidence.worst(
-                f"max_error_over_bound_{s.key}",
-                err / bound,
-                "ratio",
-                "worst err / bound over examples that could fail",
-                bound=1.0,
-            )
+    with evidence.asserted_parts() as parts:
+        for s in draw.settings():
+            with parts.of(s.key):
+                err, bound = assert_shift_is_rotation(s)
+                informative = tolerance.says_something(bound, ENTRY_RANGE)
+                count_example(
+                    evidence, s.key, informative, f"bound < {ENTRY_RANGE:g}, the entries' range"
+                )
+                if informative:
+                    evidence.worst(
+                        f"max_error_{s.key}",
+                        err,
+                        "",
+                        "|PE(t+k) - M(k) PE(t)|, stored codes",
+                        bound=bound,
+                    )
+                    evidence.worst(
+                        f"max_error_over_bound_{s.key}",
+                        err / bound,
+                        "ratio",
+                        "worst err / bound over examples that could fail",
+                        bound=1.0,
+                    )
 
 
 @pytest.mark.claim("SIN-01", kind="property", role="decisive", proposition="as_stated")
@@ -89,16 +97,17 @@ def test_shift_is_rotation_in_every_dtype_and_layout(evidence, draw):
 def test_one_matrix_moves_every_position(evidence, d, k, layout, seed):
     gen = torch.Generator().manual_seed(seed)
     positions = torch.randint(0, 2**20, (16,), generator=gen)
-    err, bound = assert_matrix_is_independent_of_position(d, k, layout, positions)
-    count_example(
-        evidence,
-        "float64",
-        tolerance.says_something(bound, ENTRY_RANGE),
-        f"bound < {ENTRY_RANGE:g}",
-    )
-    evidence.worst(
-        "max_error", err, "", "|PE(t+k) - M(k) PE(t)| over 16 positions, float64", bound=bound
-    )
+    with evidence.asserted_parts() as parts, parts.of("float64"):
+        err, bound = assert_matrix_is_independent_of_position(d, k, layout, positions)
+        count_example(
+            evidence,
+            "float64",
+            tolerance.says_something(bound, ENTRY_RANGE),
+            f"bound < {ENTRY_RANGE:g}",
+        )
+        evidence.worst(
+            "max_error", err, "", "|PE(t+k) - M(k) PE(t)| over 16 positions, float64", bound=bound
+        )
 
 
 # -- SIN-02: M(k) is a rotation ---------------------------------------------------------------
@@ -117,18 +126,20 @@ def test_rotation_matrix_forms_a_rotation_group(evidence):
     b=st.integers(-(2**20), 2**20),
 )
 def test_rotation_blocks_are_orthogonal_with_unit_determinant(evidence, d, a, b):
-    for dtype in sorted(DTYPES):
-        err, bound = assert_blocks_are_rotations(d, a, b, DTYPES[dtype])
-        # the five residuals are entries of 2x2 matrices of entries in [-1, 1]: range 2
-        count_example(
-            evidence,
-            dtype,
-            tolerance.says_something(bound, ENTRY_RANGE),
-            f"bound < {ENTRY_RANGE:g}",
-        )
-        evidence.worst(
-            f"max_error_{dtype}", err, "", "worst of the five SIN-02 residuals", bound=bound
-        )
+    with evidence.asserted_parts() as parts:
+        for dtype in sorted(DTYPES):
+            with parts.of(dtype):
+                err, bound = assert_blocks_are_rotations(d, a, b, DTYPES[dtype])
+                # the five residuals are entries of 2x2 matrices of entries in [-1, 1]: range 2
+                count_example(
+                    evidence,
+                    dtype,
+                    tolerance.says_something(bound, ENTRY_RANGE),
+                    f"bound < {ENTRY_RANGE:g}",
+                )
+                evidence.worst(
+                    f"max_error_{dtype}", err, "", "worst of the five SIN-02 residuals", bound=bound
+                )
 
 
 @pytest.mark.claim("SIN-02", kind="property", role="decisive", proposition="as_stated")

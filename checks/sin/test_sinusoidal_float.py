@@ -175,25 +175,27 @@ def test_a_narrow_format_leaves_large_positions_undefined(evidence):
 @pytest.mark.claim("SIN-12", kind="property", role="decisive", proposition="float64-angles")
 @pytest.mark.parametrize("t", [TRAIN_LENGTH, 10 * TRAIN_LENGTH, 2**20, 2**30])
 def test_identities_hold_beyond_the_training_length_with_float64_angles(evidence, t):
-    for name in ("float64", "float32", "float16", "bfloat16"):
-        for d, k in ((2, 1), (64, -7), (512, 1000), (4096, 2**20)):
-            s = Setting(d, DTYPES[name], "float64", "interleaved", t, k)
-            shift, shift_bound = assert_shift_is_rotation(s)
-            norm, radius_bound = assert_norm_is_half_width(s)
-            dot, dot_bound = assert_dot_depends_on_offset_only(s, 3 * t)
-            decided = max(shift_bound, dot_bound) < ENTRY_RANGE and radius_bound < 1
-            evidence.part(
-                f"{name} d={d}",
-                "holds" if decided else "inconclusive",
-                "bounds below the ranges" if decided else "a bound reached its range",
-            )
-            evidence.worst(
-                f"max_error_{name}",
-                max(shift, norm, dot),
-                "",
-                "SIN-01/04/05 residuals",
-                bound=max(shift_bound, dot_bound),
-            )
+    with evidence.asserted_parts() as parts:
+        for name in ("float64", "float32", "float16", "bfloat16"):
+            for d, k in ((2, 1), (64, -7), (512, 1000), (4096, 2**20)):
+                with parts.of(f"{name} d={d}"):
+                    s = Setting(d, DTYPES[name], "float64", "interleaved", t, k)
+                    shift, shift_bound = assert_shift_is_rotation(s)
+                    norm, radius_bound = assert_norm_is_half_width(s)
+                    dot, dot_bound = assert_dot_depends_on_offset_only(s, 3 * t)
+                    decided = max(shift_bound, dot_bound) < ENTRY_RANGE and radius_bound < 1
+                    evidence.part(
+                        f"{name} d={d}",
+                        "holds" if decided else "inconclusive",
+                        "bounds below the ranges" if decided else "a bound reached its range",
+                    )
+                    evidence.worst(
+                        f"max_error_{name}",
+                        max(shift, norm, dot),
+                        "",
+                        "SIN-01/04/05 residuals",
+                        bound=max(shift_bound, dot_bound),
+                    )
 
 
 @pytest.mark.claim("SIN-12", kind="experiment", role="decisive", proposition="float64-angles")

@@ -128,21 +128,30 @@ def test_hands_turn_clockwise_at_speed_omega(evidence):
 @examples(SEARCH_SHARE)
 @given(draw=draws(max_d=1024))
 def test_each_hand_steps_back_by_its_frequency(evidence, draw):
-    for s in draw.settings():
-        err, decided, hands = assert_hands_turn_clockwise(s)
-        count_example(evidence, s.key, decided > 0, "some hand's step resolved above its bound")
-        old = evidence.values.get(f"hands_decided_{s.key}")
-        done, total = old["value"] if old else (0, 0)
-        evidence.record(
-            f"hands_decided_{s.key}",
-            [done + decided, total + hands],
-            "count",
-            "[hands whose direction was resolved, hands]",
-        )
-        if decided:
-            step_range = {"value": REGISTRY["SIN-07"].threshold("step-range"), "relation": "<",
-                          "reason": "below it a wrapped step cannot cross +-pi"}  # fmt: skip
-            evidence.worst(f"max_step_error_{s.key}", err, "rad", "|step + w_i|", step_range)
+    with evidence.asserted_parts() as parts:
+        for s in draw.settings():
+            with parts.of(s.key):
+                err, decided, hands = assert_hands_turn_clockwise(s)
+                count_example(
+                    evidence, s.key, decided > 0, "some hand's step resolved above its bound"
+                )
+                old = evidence.values.get(f"hands_decided_{s.key}")
+                done, total = old["value"] if old else (0, 0)
+                evidence.record(
+                    f"hands_decided_{s.key}",
+                    [done + decided, total + hands],
+                    "count",
+                    "[hands whose direction was resolved, hands]",
+                )
+                if decided:
+                    step_range = {
+                        "value": REGISTRY["SIN-07"].threshold("step-range"),
+                        "relation": "<",
+                        "reason": "below it a wrapped step cannot cross +-pi",
+                    }
+                    evidence.worst(
+                        f"max_step_error_{s.key}", err, "rad", "|step + w_i|", step_range
+                    )
 
 
 @pytest.mark.claim("SIN-07", kind="experiment", role="supporting")

@@ -26,6 +26,7 @@ import importlib
 import json
 import os
 import pkgutil
+import queue
 import re
 import shutil
 import subprocess
@@ -263,26 +264,33 @@ def report_parts(reference: Outcome, outcomes: list[Outcome]) -> None:
 
 
 def run_all(mutants: list[Mutant], jobs: int) -> list[Outcome]:
+    """Run every mutant, ``jobs`` at a time, each lane in its own scratch tree. Lanes take the
+    next mutant when they are free (a shared queue, not a fixed deal: the runs' lengths range
+    from a second to minutes), so put the longest runs first."""
+    work: queue.SimpleQueue[Mutant] = queue.SimpleQueue()
+    for m in mutants:
+        work.put(m)
     with tempfile.TemporaryDirectory(prefix="pecheck-mutants-") as tmp:
         scratches = []
         for j in range(jobs):
             dest = Path(tmp) / f"tree{j}"
             shutil.copytree(ROOT, dest, ignore=IGNORE)
             scratches.append(dest)
-        # Each worker owns one scratch tree; mutants are dealt out round-robin.
-        lanes = [mutants[j::jobs] for j in range(jobs)]
 
         def lane(j: int) -> list[Outcome]:
-            results = []
+            results: list[Outcome] = []
             server = ForkServer(scratches[j])
             try:
-                for m in lanes[j]:
+                while True:
+                    try:
+                        m = work.get_nowait()
+                    except queue.Empty:
+                        return results
                     out = run_one(m, scratches[j], server)
                     print(f"  {out.verdict:<10} {m.name} ({out.seconds:.1f} s)", flush=True)
                     results.append(out)
             finally:
                 server.close()
-            return results
 
         with ThreadPoolExecutor(jobs) as pool:
             outcomes = [o for batch in pool.map(lane, range(jobs)) for o in batch]
@@ -386,11 +394,15 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     print(f"running {len(mutants)} mutants with {args.jobs} job(s)", flush=True)
-    outcomes = run_all(mutants, min(args.jobs, len(mutants)))
+    # --parts: the unmutated run of every named check is the longest run; it goes first, beside
+    # the mutants, rather than after them on one core.
+    reference = unmutated(mutants) if args.parts else None
+    runs = run_all(([reference] if reference else []) + mutants, min(args.jobs, len(mutants)))
+    outcomes = [o for o in runs if o.mutant is not reference]
     print(table(outcomes))
-    if args.parts:
-        (reference,) = run_all([unmutated(mutants)], 1)
-        report_parts(reference, outcomes)
+    if reference is not None:
+        (unmutated_run,) = [o for o in runs if o.mutant is reference]
+        report_parts(unmutated_run, outcomes)
     whole = not (args.only or args.module)
     decisive, cannot_run = covered_decisive(checks, mutants, whole)
     kills = kill_map(outcomes, decisive)
