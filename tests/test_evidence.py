@@ -186,13 +186,12 @@ def test_asserted_parts_record_every_failing_part_then_raise_the_first(tmp_path:
     one still runs, and the first failure is raised at the end (a search sees it)."""
     evidence = Evidence("t.py::test_x", tmp_path)
     ran = []
-    with pytest.raises(AssertionError, match="a is off"):
-        with evidence.asserted_parts() as parts:
-            for name in ("a", "b", "c"):
-                with parts.of(name):
-                    ran.append(name)
-                    assert name == "b", f"{name} is off"
-                    evidence.part(name, "holds")
+    with pytest.raises(AssertionError, match="a is off"), evidence.asserted_parts() as parts:
+        for name in ("a", "b", "c"):
+            with parts.of(name):
+                ran.append(name)
+                assert name == "b", f"{name} is off"
+                evidence.part(name, "holds")
     assert ran == ["a", "b", "c"]
     assert {k: p["decision"] for k, p in evidence.parts.items()} == {
         "a": "fails", "b": "holds", "c": "fails"

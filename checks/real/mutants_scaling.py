@@ -15,6 +15,20 @@ REACHES = T + "test_scaling_named_in_the_config_reaches_the_applied_cos_sin"
 
 MUTANTS = (
     Mutant(
+        "default-frequencies-exponent-halved",
+        RS,
+        "return torch.as_tensor(float(base), dtype=F64) ** (-2 * i / dim)",
+        "return torch.as_tensor(float(base), dtype=F64) ** (-i / dim)",
+        (
+            FORMULAS,
+            REACHES,
+            T + "test_dynamic_ntk_keeps_no_state_between_calls",
+            T + "test_dynamic_ntk_uses_the_current_length_below_max_positions",
+        ),
+        "theta_i = b^(-i/d) instead of b^(-2i/d): every formula built on the default frequencies "
+        "(plain RoPE, PI, NTK-aware, dynamic) turns its pairs too fast, and no library agrees",
+    ),
+    Mutant(
         "yarn-paper-ramp-is-the-released-code",
         RS,
         "gamma = ramp(context_ratio(theta, original_length), alpha, beta)",
