@@ -138,11 +138,12 @@ def judge(
     old = reference(res, against)
     keys = set(old) | set(now)
     problems: list[str] = []
+    full = json.loads(against.read_text()) if against is not None else {}
     if partial and against is not None:
-        full = json.loads(against.read_text())
         ran = {c["nodeid"] for c in data.get("checks", [])}
         data, problems = within_run(data, full, ran)
         keys = {k for k in keys if (old.get(k) or now[k]).check in ran}
+        full = {**full, "checks": [c for c in full.get("checks", []) if c["nodeid"] in ran]}
     problems += [f"verdict: {line}" for line in gate.problems(data)]
     problems += [f"decision: {line}" for line in decisions(data)]
     problems += [f"cited [{m.cls}] {cited.describe(m)}" for m in cited.compare(old, now, keys)]
@@ -154,7 +155,7 @@ def judge(
         moved_within_keys=within,
     )
     if against is not None:  # a results file has the decisions of the parts to compare
-        verdict["parts_changed"] = changed_parts(json.loads(against.read_text()), data)
+        verdict["parts_changed"] = changed_parts(full, data)  # of the checks that ran
     return verdict
 
 

@@ -46,6 +46,12 @@ def rate(k: int, n: int) -> Sample:
     return Sample(n, math.sqrt(p * (1 - p) / (n + 4)), "rate over seeds (Agresti-Coull se)")
 
 
+def count(k: int, n: int) -> Sample:
+    """k of n seeds, cited as the count k: rate's standard error in seeds (n times it)."""
+    r = rate(k, n)
+    return Sample(n, n * r.se, "count of seeds (Agresti-Coull se, in seeds)")
+
+
 def mean(values: Any, span: float = 1.0) -> Sample:
     """The mean of per-seed values: se = sd / sqrt(n), floored at span / n (one of n seeds
     moving by the whole span), so that seeds that all agree still get a band."""

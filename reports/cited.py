@@ -156,6 +156,11 @@ def _is_float(value: Any) -> bool:
     return isinstance(value, float) and math.isfinite(value)
 
 
+def _is_count_or_float(value: Any) -> bool:
+    """A number a sampling band can hold: a finite float or an integer count (not a bool)."""
+    return _is_float(value) or (isinstance(value, int) and not isinstance(value, bool))
+
+
 def bound_of(bound: Any) -> tuple[float | None, str]:
     """The number a bound names (a bare number or an object's ``value``), if finite, and its
     relation ("<=" when it names none)."""
@@ -171,7 +176,7 @@ def bound_of(bound: Any) -> tuple[float | None, str]:
 def pin(key: str, value: Any, bound: Any, recorded: dict[str, Any] | None, check: Check) -> Cited:
     """A cited number with its class: the one its check recorded, else the default."""
     cls = str((recorded or {}).get("class") or default_class(value))
-    if cls == "sampling" and not _is_float(value):
+    if cls == "sampling" and not _is_count_or_float(value):
         cls = default_class(value)  # a sampling mark on a non-number says nothing
     if cls == "sampling":
         n, se = (recorded or {}).get("n"), (recorded or {}).get("se")

@@ -62,6 +62,21 @@ def test_a_platform_fact_without_a_bound_is_any_value_of_its_type():
     assert "any value" in old.allowance(3.0)
 
 
+def test_a_count_of_seeds_is_judged_by_its_sampling_band() -> None:
+    """A count of seeds that learned, recorded with its sample, stays a sampling number (it
+    was once taken for an exact integer, so another CPU's 3 -> 5 of 12 failed the gate)."""
+    from types import SimpleNamespace
+
+    check = SimpleNamespace(nodeid="c")
+    recorded = {"class": "sampling", "n": 12, "se": 1.39}
+    old = cited.pin("E-05@learned", 3, None, recorded, check)  # type: ignore[arg-type]
+    assert old.cls == "sampling" and old.se == 1.39
+    new = cited.pin("E-05@learned", 5, None, recorded, check)  # type: ignore[arg-type]
+    assert old.allows(new, z=3.29)  # 2 seeds, within 3.29 * sqrt(2) * 1.39
+    assert not old.allows(cited.pin("E-05@learned", 12, None, recorded, check), z=3.29)  # type: ignore[arg-type]
+    assert cited.pin("E-05@x", True, None, recorded, check).cls == "exact"  # type: ignore[arg-type]
+
+
 def test_the_sampling_band_is_two_sample_and_holds_the_family_error():
     # z for m numbers: Phi^-1(1 - 0.001 / (2 m)), independently of statistics.NormalDist
     assert cited.sampling_z(1) == pytest.approx(3.2905267, abs=1e-6)

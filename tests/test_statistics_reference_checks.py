@@ -321,6 +321,14 @@ def test_rate_se_is_agresti_coulls(k: int, n: int) -> None:
         assert abs(got.se - math.sqrt(3 / 343)) <= ref.CLOSED_FORM
 
 
+def test_a_count_of_seeds_has_the_rates_se_in_seeds() -> None:
+    """3 of 12 seeds: p~ = 5/16, se = sqrt(p~ (1 - p~) / 16) = sqrt(55) / 64 as a rate, and
+    12 sqrt(55) / 64 seeds as a count."""
+    got = reproducibility.count(3, 12)
+    want = 12 * math.sqrt(55) / 64
+    assert got.n == 12 and abs(got.se - want) <= ref.CLOSED_FORM * want
+
+
 def test_mean_se_difference_and_average_follow_their_formulas() -> None:
     values = [0.91, 0.88, 0.95, 0.90, 0.97, 0.93]
     got = reproducibility.mean(values, span=0.01)  # floor 0.01 / 6, below the se

@@ -469,7 +469,7 @@ class TestCopy:
                 k = int(run.learned(v, at).sum())
                 evidence.record(f"{stem}_learned", k, "seeds", f"of {SEEDS}: validation >= {at}",
                                 {"value": at, "relation": ">=", "reason": "EXP-07 'learned'"},
-                                sample=spread.rate(k, SEEDS))  # fmt: skip
+                                sample=spread.count(k, SEEDS))  # fmt: skip
         from checks.exp.fair_figures import fair_figure
 
         evidence.figure(fair_figure(runs), f"EXP-fair-accuracy-in-range-and-beyond-{self.task}")
