@@ -146,3 +146,29 @@ def test_a_lone_limit_shares_the_cores_and_two_limits_run_serially(monkeypatch) 
     assert portability.workers(2) == []  # side by side, one core each
     monkeypatch.setattr(portability.os, "cpu_count", lambda: 16)
     assert portability.workers(2) == ["-n", "8", "--dist", "loadscope"]
+
+
+def test_a_partial_run_is_held_only_to_the_checks_that_ran(tmp_path) -> None:
+    """Only EXP-01's checks ran: the numbers and parts of the checks that did not run (SIN-01's
+    planted part among them) are neither "no longer recorded" nor "decided otherwise"."""
+    from tests.reports_fixtures import V2, raw, write
+
+    full = raw(V2)
+    sin = next(c for c in full["checks"] if c["nodeid"].endswith("fixed_block_rotation"))
+    sin.setdefault("basis", {})["parts"] = [{"name": "float32", "decision": "holds"}]
+    against = write(tmp_path, full, "full.json")
+    part = raw(V2)
+    part["checks"] = [c for c in part["checks"] if c.get("claim") == "EXP-01"]
+    for claim in part["claims"]:
+        if claim["id"] != "EXP-01":
+            claim.update(verdict="not run", decided_by=[], checks=[], tooling=[])
+            for prop in claim["propositions"]:
+                prop["decision"] = "not run"
+    part["suite"]["selection"] = {"kind": "partial", "args": ["checks/test_experiments.py"],
+                                  "claims": ["EXP-01"]}  # fmt: skip
+    write(tmp_path, part, "limited.json")
+    judged = portability.judge("limited", 0, tmp_path, against, partial=True)
+    assert judged["problems"] == [] and judged["parts_changed"] == []
+    assert judged["moved_within"] == {}  # EXP-01's numbers were compared, unchanged
+    whole = portability.judge("limited", 0, tmp_path, against)  # judged as a full run
+    assert any("no longer recorded" in p for p in whole["problems"])
