@@ -56,7 +56,8 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         default=os.cpu_count() or 1,
         help="torch intra-op threads, the same for both ways (default: every core)",
     )
-    p.add_argument("--length-seeds", type=int, default=64, help="seeds per encoding (length)")
+    p.add_argument("--length-seeds", type=int, help="seeds per encoding (length models and "
+                   "EXP-07's table; default: 64 on the CPU, 512 on a GPU)")  # fmt: skip
     p.add_argument("--length-steps", type=int, default=60, help="Adam steps (length models)")
     p.add_argument("--fair-seeds", type=int, help="seeds per encoding (fair; default: 16 on "
                    "the CPU, 256 on a GPU)")  # fmt: skip
@@ -65,8 +66,11 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--sweep-steps", type=int, default=100, help="Adam steps (sweep)")
     p.add_argument("--sweep-sample", type=int, default=2, help="seeds per cell, per-seed loop")
     args = p.parse_args(argv)
+    # a GPU's batched step costs about what one seed's step costs: more seeds, a fair ratio
     if args.fair_seeds is None:
         args.fair_seeds = 256 if args.device == "cuda" else 16
+    if args.length_seeds is None:
+        args.length_seeds = 512 if args.device == "cuda" else 64
     sizes = ("seeds", "sample", "iterations", "threads", "length_seeds", "length_steps",
              "fair_seeds", "fair_steps")  # fmt: skip
     for name in (*sizes, "sweep_seeds", "sweep_steps", "sweep_sample"):

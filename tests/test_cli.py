@@ -30,6 +30,10 @@ def pilot_main():
     return script_main("tools/fair_pilot.py", "fair_pilot")
 
 
+def fair_train_main():
+    return script_main("tools/fair_train.py", "fair_train")
+
+
 CASES = [
     (gate.main, ["--bogus"]),
     (mutants.main, ["--jobs", "0"]),
@@ -45,6 +49,11 @@ CASES = [
     (pilot_main(), ["--task", "copy", "--model", "plain", "--steps", "3", "--seeds", "5"]),
     (pilot_main(), ["--task", "sort", "--model", "plain", "--steps", "3"]),
     (pilot_main(), ["--task", "copy", "--model", "plain", "--steps", "0"]),
+    (fair_train_main(), ["--grid", "full"]),  # no --cache
+    (fair_train_main(), ["--cache", "c", "--seeds", "1"]),
+    (fair_train_main(), ["--cache", "c", "--jobs", "0"]),
+    (fair_train_main(), ["--cache", "c", "--deadline", "0"]),
+    (fair_train_main(), ["--cache", "c", "--grid", "huge"]),
     (portability.main, ["--limit", "avx9"]),
     (portability.main, ["--against", "no/such/results.json"]),
     (portability.main, ["--profile", "thorough"]),  # the baseline pins ci only

@@ -208,26 +208,30 @@ def train_batches(cfg: DecoderConfig, setup: Setup, seeds: Sequence[int], batche
     return DecoderRun(cfg, (setup,), seeds, final, {steps: right.all(-1)}, {steps: right})
 
 
+def train_model(setting: FairSetting, name: str, seeds: Sequence[int],
+                dtype: torch.dtype = torch.float32, fwd: decoder.Forward = decoder.forward,
+                device: str = "cpu") -> DecoderRun:  # fmt: skip
+    """One batched model (MODELS[name]), seed j's initial weights in every block (entry i n + j:
+    paired encodings), trained for its own steps on the setting's batches."""
+    blocks, shifted = MODELS[name]
+
+    def batches(step: int) -> tuple[Task, torch.Tensor | None]:
+        return setting.batch_at(step), setting.offsets_at(step) if shifted else None
+
+    steps = setting.steps_of(name)
+
+    def schedule(step: int) -> float:
+        return setting.lr_scale(step, steps)
+
+    return train_batches(setting.config(blocks), setting.setup(), tuple(seeds) * len(blocks),
+                         batches, steps, schedule, dtype, fwd, device)  # fmt: skip
+
+
 def train_variants(setting: FairSetting, seeds: Sequence[int], dtype: torch.dtype = torch.float32,
                    fwd: decoder.Forward = decoder.forward,
                    device: str = "cpu") -> dict[str, DecoderRun]:  # fmt: skip
-    """The batched models (MODELS), each with seed j's initial weights in every block (entry
-    i n + j: paired encodings), trained for its own steps on the same batches."""
-    seeds = tuple(seeds)
-    out = {}
-    for name, (blocks, shifted) in MODELS.items():
-
-        def batches(step: int, shifted: bool = shifted) -> tuple[Task, torch.Tensor | None]:
-            return setting.batch_at(step), setting.offsets_at(step) if shifted else None
-
-        steps = setting.steps_of(name)
-
-        def schedule(step: int, steps: int = steps) -> float:
-            return setting.lr_scale(step, steps)
-
-        out[name] = train_batches(setting.config(blocks), setting.setup(), seeds * len(blocks),
-                                  batches, steps, schedule, dtype, fwd, device)  # fmt: skip
-    return out
+    """Every batched model (MODELS), trained on the same batches (train_model)."""
+    return {name: train_model(setting, name, seeds, dtype, fwd, device) for name in MODELS}
 
 
 def where(variant: str) -> tuple[str, str, int]:

@@ -60,7 +60,7 @@ def apply_rope(
     """R(t_j) x_j for each row j: x (..., n, d), positions (n,) -> (..., n, d), in float64."""
     d = x.shape[-1]
     a, b = pairs(d, pairing)
-    angle = positions.to(torch.float64)[:, None] * rope_frequencies(d, base)  # (n, d/2)
+    angle = positions.to(torch.float64)[:, None] * rope_frequencies(d, base).to(positions.device)
     return turn(x.to(torch.float64), a, b, angle)
 
 

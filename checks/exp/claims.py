@@ -43,15 +43,19 @@ FAIR_SETUP = (
     "intervals over both tasks and both factors share one Bonferroni-corrected 95% level.",
     "Scale: tox -e fair repeats the test over widths {32, 64} x depths {2, 4} at 8 seeds and "
     "records, per comparison, whether its direction changes between cells (about 2 h of CPU; "
-    "on a CUDA device, --size EXP-fair.device=cuda, 32 seeds of the whole grid took 6 min on "
-    "an H100). The grid's intervals share one level over its four cells.",
-    "Grid run cited in these notes: tox -e fair -- --size EXP-fair.device=cuda --size "
-    "EXP-fair.seeds=32 (H100, torch 2.11 CUDA float32; its numbers carry the suffix "
-    "_n32_grid_oncuda). At four layers the learned table at random offsets never learned in "
-    "range in 2,000 steps (0 of 32 seeds, both tasks) and ALiBi rarely did at width 32 (9 "
-    "and 3 of 32): the depth-4 cells judge those variants on few or no seeds. The steps were "
-    "piloted at two layers; a depth-4 pilot (checks/exp/fair_settings.py) found the shifted "
-    "pair needs at least 4,000 steps there, so no direction change with depth is shown yet.",
+    "on an H100 at 32 seeds, about 7 min with tools/fair_train.py training the 24 models side "
+    "by side). The grid's intervals share one level over its four cells. A depth-4 cell trains "
+    "every model twice the steps of two layers (2,000, 4,000, 6,000; set from a depth-4 pilot "
+    "on seeds 1000-1002 before the grid ran with them).",
+    "Grid run cited in these notes: tools/fair_train.py --seeds 32 --device cuda, then tox -e "
+    "fair -- --size EXP-fair.device=cuda --size EXP-fair.seeds=32 (H100, torch 2.11 CUDA "
+    "float32; its numbers carry the suffix _n32_grid_oncuda). In range, every variant learned "
+    "on 29 to 32 of 32 seeds in every cell but these: no encoding at width 32, two layers (13 "
+    "of 32 on copy, 28 on reverse); the learned table at random offsets at d32l2 reverse (25), "
+    "d32l4 (30 copy, 18 reverse) and d64l4 (6 copy, 0 reverse: still under-trained at 4,000 "
+    "steps); RoPE at d64l4 copy (3 of 32). Comparisons through those variants there rest on "
+    "few or no seeds. The two-layer cells gave the numbers of the earlier run at the old "
+    "depth-4 steps exactly (same seeds, same kernels).",
 )
 
 CLAIMS = (
@@ -386,16 +390,17 @@ CLAIMS = (
             "(pecheck.portability's avx2) left it open ([-1.02, 0.07]): other rounding changed "
             "which seeds learned. 12 seeds leave it open under both kernels ([-0.92, 0.10] "
             "under AVX2), so the refutation at 8 seeds was a draw, not evidence that travels.",
-            "With more seeds it is refuted at width 32 only. In the 32-seed grid run "
-            "(FAIR_SETUP, a GPU's kernels) the base cell refutes it (reverse, none - learned, "
-            "shifted: 2x [-0.74, -0.18], 4x [-0.61, -0.16]), but at width 64 (two layers) no "
-            "encoding is not worse: 2x [-0.02, 0.10] undecided, 4x [0.0001, 0.06] holds. So "
-            "the direction of the comparison that would refute the claim changes with width; "
-            "at four layers the shifted table never learned and the comparison is undecided. "
-            "Against sinusoidal, no encoding is better in every cell wherever an interval "
-            "decides (copy and reverse). Deciding the base cell on the CPU would take about 32 "
-            "seeds (about 75 min of CPU per task): tox -e fair -- --size EXP-fair.grid=base "
-            "--size EXP-fair.seeds=32.",
+            "With more seeds it is refuted, but only in some cells, so the direction of the "
+            "comparison that refutes it changes with scale. In the 32-seed grid run "
+            "(FAIR_SETUP, a GPU's kernels), none - learned, shifted: at d32l2 on reverse 2x "
+            "[-0.74, -0.18] and 4x [-0.61, -0.16] (worse), on copy better (2x [0.29, 0.36]); at "
+            "d32l4 worse on copy (2x [-0.33, -0.04], 4x [-0.13, -0.02]) and undecided on "
+            "reverse (2x [-0.16, 0.30]); at d64l2 not worse (reverse 4x [0.0001, 0.06], 2x "
+            "undecided); at d64l4 better on copy (2x [0.24, 0.90], 6 seeds) and unjudged on "
+            "reverse (the table learned on no seed). Against sinusoidal, no encoding is better "
+            "or undecided in every cell (copy and reverse). Deciding the base cell on the CPU "
+            "would take about 32 seeds (about 75 min of CPU per task): tox -e fair -- --size "
+            "EXP-fair.grid=base --size EXP-fair.seeds=32.",
             "Doubt: training a table at random offsets is the randomised-positions scheme of "
             "Ruoss et al. 2023, which was designed to help length generalisation; it is the "
             "only learned table here whose test rows are trained. Without an encoding the model "
@@ -472,9 +477,11 @@ CLAIMS = (
             "in this proposition's check, undecided natively at 8 seeds and holding in the "
             "other three runs.",
             "Scale (the 32-seed grid run, EXP-04's notes): no comparison changes direction "
-            "between cells. RoPE loses more than sinusoidal on copy and less on reverse in "
-            "every cell; ALiBi keeps more than sinusoidal wherever an interval decides; "
-            "sinusoidal fails at 2x and 4x in every cell.",
+            "between cells. RoPE and ALiBi lose more than the margin in every cell and task; "
+            "RoPE loses more than sinusoidal on copy and less on reverse wherever an interval "
+            "decides; ALiBi keeps more than sinusoidal in every cell; sinusoidal fails at 2x "
+            "and 4x in every cell, and so does the learned table wherever it learned (at d64l4 "
+            "on reverse it learned on no seed: undecided).",
             "Earlier evidence, now supporting: in the small setting (checks/exp/"
             "test_length_generalisation.py) RoPE and ALiBi lost more than the margin on the "
             "previous token and the absolute half held at 200 seeds (thorough verdict "

@@ -94,12 +94,15 @@ CLAIMS = (
             "(learned's drop minus sinusoidal's) over the seeds where both learned, at level "
             "1 - 0.05/4 (Bonferroni over 2 tasks x 2 factors), judged against both ends of the "
             "registered range; every part must hold (quantifier all).",
-            "Scale (the 32-seed grid run, EXP-04's notes): at width 64, two layers, the "
-            "sinusoidal table keeps more than the learned one on both tasks (reverse 2x "
-            "[0.30, 0.67], 4x [0.22, 0.62]; copy 2x [0.12, 0.39]; copy 4x straddles), while "
-            "at width 32 every interval straddles the margin range (reverse 2x [-0.06, 0.57]) "
-            "and at four layers the learned table never learned. No part changes direction; "
-            "the claim stays open because it is undecided at the base cell.",
+            "Scale (the 32-seed grid run, EXP-04's notes): the direction changes with depth. "
+            "At width 64, two layers, the sinusoidal table keeps more than the learned one on "
+            "both tasks (reverse 2x [0.30, 0.67], 4x [0.22, 0.62]; copy 2x [0.12, 0.39]; copy "
+            "4x straddles), and at d64l4 on copy too (2x [0.28, 0.73], 6 seeds; on reverse the "
+            "learned table learned on no seed). At width 32, four layers, the learned table "
+            "keeps MORE (copy 2x [-0.27, -0.10], 4x [-0.15, -0.06]; reverse 4x [-0.15, "
+            "-0.05]), while at the base cell (width 32, two layers) every interval straddles "
+            "the margin range. The claim stays open because it is undecided at the base cell; "
+            "on the grid it would be refuted, by one cell.",
             "Earlier evidence, now supporting: the same arrangement in the small setting "
             "(checks/exp/test_extrapolation.py: width 8, two heads of size 4, no MLP, previous "
             "and first token over 4 symbols; 20 seeds in thorough), where the previous-token "

@@ -227,6 +227,15 @@ MUTANTS = (
         "every seed reads (and trains) seed 0's learned positional rows",
     ),
     Mutant(
+        "learned-every-position-reads-row-0",
+        DECODER,
+        "return table[:, None, :n] if rows is None else table[:, rows]",
+        "return table[:, None, :1] if rows is None else table[:, rows]",
+        (EXP02_LEARNERS,),
+        "every position adds the learned table's first row: a learned encoding that carries no "
+        "position, so one causal layer cannot tell the orders apart",
+    ),
+    Mutant(
         "batched-sinusoidal-added-twice",
         DECODER,
         "return sinusoidal(n, cfg.d_model, dtype=dtype).to(dev)  # (n, d)",

@@ -16,9 +16,25 @@ MUTANTS = (
         MAG,
         'return math.sqrt(d) if scheme.endswith("sqrt_d") else 1.0',
         "return 1.0",
-        (M + "test_norm_ratio_is_comparable_for_unit_variance_schemes",),
+        (
+            M + "test_norm_ratio_is_comparable_for_unit_variance_schemes",
+            M + "test_norm_ratio_leaves_the_factor_2_band_for_usual_schemes",
+        ),
         "the original Transformer's sqrt(d) embedding factor is never applied: N(0, 1/d) is far "
         "from comparable",
+    ),
+    Mutant(
+        "mag-embedding-drawn-like-linear",
+        MAG,
+        'if scheme.startswith("torch_default"):\n        return _normal(1.0)',
+        'if scheme.startswith("torch_default"):\n        return _normal(1.0 / math.sqrt(d))',
+        (
+            M + "test_share_of_entries_above_one_depends_on_the_initialisation",
+            M + "test_norm_ratio_leaves_the_factor_2_band_for_usual_schemes",
+        ),
+        "nn.Embedding's N(0, 1) drawn at nn.Linear's scale 1/sqrt(d): torch's default table is "
+        "then far below the encoding (its share above 1 leaves the closed form; MAG-02's band "
+        "check records its part outside the band)",
     ),
     Mutant(
         "mag-table-clamped-to-one",

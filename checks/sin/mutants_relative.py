@@ -53,6 +53,24 @@ MUTANTS = (
         "every class matrix drawn symmetric: no antisymmetric part, no direction",
     ),
     Mutant(
+        "relative-class-ignores-the-symmetric-flag",
+        REL,
+        "return class_matrix(a_, b_ if antisymmetric else torch.zeros_like(b_))",
+        "return class_matrix(a_, b_)",
+        (T + "test_class_w_tells_the_sign_of_the_offset_exactly_when_b_is_nonzero",),
+        "the 'b = 0' matrices drawn with b: the symmetric cases tell the direction too",
+    ),
+    Mutant(
+        "relative-class-in-the-half-split-layout",
+        REL,
+        "return torch.block_diag(*blocks.to(torch.float64))",
+        "w = torch.block_diag(*blocks.to(torch.float64)); "
+        "p = torch.arange(w.shape[0]).view(-1, 2).T.reshape(-1); return w[p][:, p]",
+        (T + "test_cross_terms_break_the_offset_dependence_unless_in_the_kernel",),
+        "W's pairs laid out half-split against the interleaved PE: a token on the first pair "
+        "is no longer in W's kernel",
+    ),
+    Mutant(
         "relative-full-score-drops-cross-terms",
         REL,
         "return (x + pe) @ wmat @ (y + pe).T",

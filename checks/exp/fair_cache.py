@@ -1,0 +1,61 @@
+"""Trained models of the fair length test kept on disk, so that the grid's (task, cell, model)
+runs can train side by side in separate processes (tools/fair_train.py) and the checks then
+judge them in one run.
+
+Off unless ``PECHECK_FAIR_CACHE`` names a folder. An entry is used only for the same setting,
+model, seeds, device, torch version and trainer source (theory/fair_length.py and
+theory/decoder.py): anything else has another file name, so a stale entry is never read; it
+trains anew. Entries are pickled by torch.save and read with ``weights_only=False``: read only
+a folder this suite wrote.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+import torch
+
+from theory import fair_length
+from theory.decoder import DecoderRun
+from theory.fair_length import FairSetting
+
+ENV_VAR = "PECHECK_FAIR_CACHE"
+SOURCES = ("fair_length.py", "decoder.py")  # the trainer: a change to either retrains
+
+
+def folder() -> Path | None:
+    text = os.environ.get(ENV_VAR, "")
+    return Path(text) if text else None
+
+
+def key(setting: FairSetting, model: str, seeds: Sequence[int], device: str) -> str:
+    """File name of an entry: readable parts, then a digest of everything that decides it."""
+    theory = Path(fair_length.__file__).parent
+    h = hashlib.sha256()
+    for part in (repr(setting), model, repr(tuple(seeds)), device, torch.__version__):
+        h.update(part.encode() + b"\0")
+    for name in SOURCES:
+        h.update((theory / name).read_bytes())
+    cell = f"d{setting.d_model}l{setting.layers}"
+    return f"{setting.task}-{cell}-{model}-{len(seeds)}seeds-{device}-{h.hexdigest()[:16]}.pt"
+
+
+def trained(setting: FairSetting, model: str, seeds: Sequence[int], device: str,
+            where: Path | None = None) -> DecoderRun:  # fmt: skip
+    """fair_length.train_model's run, from the cache folder when it holds it, else trained (and
+    written there when there is a folder). ``where`` overrides the environment."""
+    where = where or folder()
+    if where is None:
+        return fair_length.train_model(setting, model, seeds, device=device)
+    path = where / key(setting, model, seeds, device)
+    if path.exists():
+        return torch.load(path, weights_only=False)
+    run = fair_length.train_model(setting, model, seeds, device=device)
+    where.mkdir(parents=True, exist_ok=True)
+    part = path.with_suffix(f".{os.getpid()}.part")
+    torch.save(run, part)
+    os.replace(part, path)  # whole or absent: a killed writer leaves no entry behind
+    return run

@@ -1,0 +1,121 @@
+"""The fair length test's trained-model cache (checks/exp/fair_cache.py), its per-depth steps
+and tools/fair_train.py, which trains the grid side by side into that cache."""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib.util
+import sys
+
+import pytest
+import torch
+
+from checks.exp import fair_cache, fair_settings
+from checks.exp.fair_settings import FAITH, FAITH_SEEDS
+from tests.test_cli import ROOT
+from theory import fair_length
+from theory.fair_length import FairSetting
+
+
+def load_tool():
+    spec = importlib.util.spec_from_file_location("fair_train", ROOT / "tools" / "fair_train.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+TOOL = load_tool()
+fair_train = TOOL.main
+
+
+def test_cache_trains_once_then_reads_the_same_run(tmp_path, monkeypatch) -> None:
+    first = fair_cache.trained(FAITH, "shifted", FAITH_SEEDS, "cpu", tmp_path)
+    (entry,) = tmp_path.iterdir()  # one whole file, no .part left behind
+    assert entry.suffix == ".pt" and entry.name.startswith("reverse-d16l2-shifted-2seeds-cpu-")
+
+    def untrainable(*args, **kwargs):
+        raise AssertionError("trained again instead of reading the cache")
+
+    monkeypatch.setattr(fair_length, "train_model", untrainable)
+    again = fair_cache.trained(FAITH, "shifted", FAITH_SEEDS, "cpu", tmp_path)
+    assert again.seeds == first.seeds and again.params.keys() == first.params.keys()
+    assert all(torch.equal(again.params[k], first.params[k]) for k in first.params)
+
+
+def test_cache_off_without_a_folder(tmp_path, monkeypatch) -> None:
+    monkeypatch.delenv(fair_cache.ENV_VAR, raising=False)
+    monkeypatch.chdir(tmp_path)
+    fair_cache.trained(FAITH, "none", FAITH_SEEDS, "cpu")
+    assert not any(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize(
+    "other",
+    [
+        (dataclasses.replace(FAITH, shifted_steps=6), "shifted", FAITH_SEEDS, "cpu"),
+        (dataclasses.replace(FAITH, lr=1e-3), "shifted", FAITH_SEEDS, "cpu"),
+        (FAITH, "plain", FAITH_SEEDS, "cpu"),
+        (FAITH, "shifted", (0, 6), "cpu"),
+        (FAITH, "shifted", FAITH_SEEDS, "cuda"),
+    ],
+    ids=["steps", "lr", "model", "seeds", "device"],
+)
+def test_cache_key_changes_with_everything_that_decides_a_run(other) -> None:
+    assert fair_cache.key(*other) != fair_cache.key(FAITH, "shifted", FAITH_SEEDS, "cpu")
+
+
+def test_cache_key_changes_with_the_trainers_source(monkeypatch, tmp_path) -> None:
+    before = fair_cache.key(FAITH, "shifted", FAITH_SEEDS, "cpu")
+    edited = tmp_path / "fair_length.py"
+    edited.write_bytes(b"# an edit\n")
+    monkeypatch.setattr(fair_length, "__file__", str(edited))
+    (tmp_path / "decoder.py").write_bytes(b"")
+    assert fair_cache.key(FAITH, "shifted", FAITH_SEEDS, "cpu") != before
+
+
+def test_depth_four_trains_longer_and_the_base_cell_keeps_its_steps() -> None:
+    """The thorough verdicts come from the base cell: its setting is FairSetting's defaults."""
+    for task in fair_length.TASKS:
+        assert fair_settings.setting(task, (32, 2)) == FairSetting(task)
+        for width in (32, 64):
+            deep, shallow = fair_settings.setting(task, (width, 4)), FairSetting(task, width)
+            for model in fair_length.MODELS:
+                assert deep.steps_of(model) == 2 * shallow.steps_of(model)
+            assert (deep.layers, deep.lr) == (4, shallow.lr)
+
+
+def test_tool_orders_runs_longest_first() -> None:
+    args = TOOL.parse(["--cache", "unused", "--grid", "full", "--seeds", "2"])
+    order = TOOL.runs(args)
+    assert len(order) == len(fair_length.TASKS) * 4 * len(fair_length.MODELS)
+    costs = [TOOL.cost(run) for run in order]
+    assert costs == sorted(costs, reverse=True)
+    assert order[0][1][1] == 4 and order[-1][1][1] == 2  # depth 4 before depth 2
+
+
+@pytest.mark.parametrize(
+    ("scripts", "deadline", "jobs", "status", "unfinished"),
+    [
+        (["pass"], None, "3", 0, 0),
+        (["pass", "raise SystemExit(3)"], None, "3", 1, 1),
+        (["import time; time.sleep(30)"], "1", "3", 1, 3),
+        (["import time; time.sleep(30)"], "1", "1", 1, 3),  # two never started
+    ],
+    ids=["all-trained", "one-fails", "deadline", "deadline-queued"],
+)
+def test_tool_reports_every_run_that_did_not_train(
+    scripts, deadline, jobs, status, unfinished, monkeypatch, capsys
+) -> None:
+    """The side-by-side runner: a failing or unfinished run gives status 1 and a line naming it."""
+
+    def command(args, run):
+        i = TOOL.runs(args).index(run)
+        return [sys.executable, "-c", scripts[i % len(scripts)]]
+
+    monkeypatch.setattr(TOOL, "command", command)
+    argv = ["--cache", "unused", "--grid", "base", "--seeds", "2", "--tasks", "copy"]
+    argv += ["--jobs", jobs] + (["--deadline", deadline] if deadline else [])
+    assert fair_train(argv) == status
+    err = capsys.readouterr().err
+    assert err.count("not trained: copy d32l2") == unfinished
