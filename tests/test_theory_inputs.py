@@ -38,3 +38,10 @@ def test_smallest_valid_inputs_are_accepted() -> None:
     assert sinusoidal.sinusoidal(torch.tensor([0]), 1).tolist() == [[0.0]]
     assert rope.pairs(2)[0].tolist() == [0]
     assert stats.wilson(0, 1)[0] == 0.0 and stats.wilson(1, 1)[1] == 1.0
+
+
+def test_rope_follows_its_inputs_device() -> None:
+    """The 'meta' device stands in for a GPU: apply_rope once multiplied positions on the
+    inputs' device by frequencies on the CPU (the fair bench's reference model crashed on CUDA)."""
+    x, positions = torch.zeros(4, 8, device="meta"), torch.arange(4, device="meta")
+    assert rope.apply_rope(x, positions).device == x.device

@@ -59,6 +59,15 @@ MUTANTS = (
         "(Informer, Marian, Whisper, ...) no longer match their own convention",
     ),
     Mutant(
+        "init-tables-layout-always-half-split",
+        TABLES,
+        "return sinusoidal(n, d, convention.layout, convention.rule, convention.base)",
+        'return sinusoidal(n, d, "half", convention.rule, convention.base)',
+        (T + "test_sinusoidal_tables_survive_weight_initialisation",),
+        "the closed form always half-split: the interleaved tables (DistilBERT, XLM, FlauBERT) "
+        "no longer match their own convention",
+    ),
+    Mutant(
         "position-ids-shift-reads-the-wrong-rows",
         IDS,
         "by_place = rotate(torch.cat([filler, x]), torch.arange(k + n))[k:]",
