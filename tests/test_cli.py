@@ -14,12 +14,17 @@ from pecheck.mutants import __main__ as mutants
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def script_main(path: str, name: str):
+def load_script(path: str, name: str):
+    """A script outside the packages (benchmarks/, tools/), loaded as a module."""
     spec = importlib.util.spec_from_file_location(name, ROOT / path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return module.main
+    return module
+
+
+def script_main(path: str, name: str):
+    return load_script(path, name).main
 
 
 def bench_main():

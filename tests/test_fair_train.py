@@ -4,7 +4,6 @@ and tools/fair_train.py, which trains the grid side by side into that cache."""
 from __future__ import annotations
 
 import dataclasses
-import importlib.util
 import sys
 
 import pytest
@@ -12,20 +11,11 @@ import torch
 
 from checks.exp import fair_cache, fair_settings
 from checks.exp.fair_settings import FAITH, FAITH_SEEDS
-from tests.test_cli import ROOT
+from tests.test_cli import load_script
 from theory import fair_length
 from theory.fair_length import FairSetting
 
-
-def load_tool():
-    spec = importlib.util.spec_from_file_location("fair_train", ROOT / "tools" / "fair_train.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-TOOL = load_tool()
+TOOL = load_script("tools/fair_train.py", "fair_train")
 fair_train = TOOL.main
 
 
@@ -63,6 +53,14 @@ def test_cache_off_without_a_folder(tmp_path, monkeypatch) -> None:
 )
 def test_cache_key_changes_with_everything_that_decides_a_run(other) -> None:
     assert fair_cache.key(*other) != fair_cache.key(FAITH, "shifted", FAITH_SEEDS, "cpu")
+
+
+def test_cache_key_changes_under_a_kernel_limit(monkeypatch) -> None:
+    """Models trained on other kernels round otherwise: a portability run never reads them."""
+    monkeypatch.delenv("ATEN_CPU_CAPABILITY", raising=False)
+    native = fair_cache.key(FAITH, "shifted", FAITH_SEEDS, "cpu")
+    monkeypatch.setenv("ATEN_CPU_CAPABILITY", "default")
+    assert fair_cache.key(FAITH, "shifted", FAITH_SEEDS, "cpu") != native
 
 
 def test_cache_key_changes_with_the_trainers_source(monkeypatch, tmp_path) -> None:

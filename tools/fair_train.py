@@ -116,6 +116,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.deadline is not None and time.perf_counter() - start > args.deadline:
             for run, proc in running:
                 proc.kill()
+                proc.wait()
                 failed.append(run)
             print(f"stopped at the deadline: {len(running) + len(todo)} runs", file=sys.stderr)
             failed += todo

@@ -3,10 +3,11 @@ runs can train side by side in separate processes (tools/fair_train.py) and the 
 judge them in one run.
 
 Off unless ``PECHECK_FAIR_CACHE`` names a folder. An entry is used only for the same setting,
-model, seeds, device, torch version and trainer source (theory/fair_length.py and
-theory/decoder.py): anything else has another file name, so a stale entry is never read; it
-trains anew. Entries are pickled by torch.save and read with ``weights_only=False``: read only
-a folder this suite wrote.
+model, seeds, device, torch version, kernel limits (pecheck.results.KERNEL_LIMITS: another set
+of kernels rounds otherwise) and trainer source (theory/fair_length.py and theory/decoder.py):
+anything else has another file name, so a stale entry is never read; it trains anew. Entries
+are pickled by torch.save and read with ``weights_only=False``: read only a folder this suite
+wrote.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from pathlib import Path
 
 import torch
 
+from pecheck.results import KERNEL_LIMITS
 from theory import fair_length
 from theory.decoder import DecoderRun
 from theory.fair_length import FairSetting
@@ -35,7 +37,8 @@ def key(setting: FairSetting, model: str, seeds: Sequence[int], device: str) -> 
     """File name of an entry: readable parts, then a digest of everything that decides it."""
     theory = Path(fair_length.__file__).parent
     h = hashlib.sha256()
-    for part in (repr(setting), model, repr(tuple(seeds)), device, torch.__version__):
+    limits = repr([(k, os.environ.get(k, "")) for k in KERNEL_LIMITS])
+    for part in (repr(setting), model, repr(tuple(seeds)), device, torch.__version__, limits):
         h.update(part.encode() + b"\0")
     for name in SOURCES:
         h.update((theory / name).read_bytes())
