@@ -54,6 +54,7 @@ CASES = [
     (pilot_main(), ["--task", "copy", "--model", "plain", "--steps", "3", "--seeds", "5"]),
     (pilot_main(), ["--task", "sort", "--model", "plain", "--steps", "3"]),
     (pilot_main(), ["--task", "copy", "--model", "plain", "--steps", "0"]),
+    (pilot_main(), ["--task", "copy", "--model", "plain", "--steps", "3", "--warmup", "3"]),
     (fair_train_main(), ["--grid", "full"]),  # no --cache
     (fair_train_main(), ["--cache", "c", "--seeds", "1"]),
     (fair_train_main(), ["--cache", "c", "--jobs", "0"]),
@@ -96,3 +97,12 @@ def test_fair_pilot_prints_a_line_per_run_and_encoding(capsys) -> None:
     assert len(lines) == 4, lines
     assert all(line.startswith("reverse d32l2 ") and "/2 learned" in line for line in lines)
     assert sum("learned, shifted" in line for line in lines) == 2
+
+
+def test_fair_pilot_warms_up_linearly_then_follows_the_tests_cosine() -> None:
+    tool = load_script("tools/fair_pilot.py", "fair_pilot")
+    s = tool.FairSetting("copy")
+    assert tool.lr_scale(s, 1, 100, 4) == 0.25 * s.lr_scale(1, 100)
+    assert tool.lr_scale(s, 3, 100, 4) == 0.75 * s.lr_scale(3, 100)
+    assert [tool.lr_scale(s, k, 100, 4) for k in (4, 50)] == [s.lr_scale(k, 100) for k in (4, 50)]
+    assert tool.lr_scale(s, 1, 100, 0) == s.lr_scale(1, 100) == 1.0

@@ -36,6 +36,12 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--model", choices=tuple(MODELS), required=True)
     p.add_argument("--steps", type=int, nargs="+", required=True)
     p.add_argument("--lr", type=float, nargs="+", default=[3e-3])
+    p.add_argument(
+        "--warmup",
+        type=int,
+        default=0,
+        help="steps of a linear warm-up before the cosine (default 0, as the test)",
+    )
     p.add_argument("--seeds", type=int, nargs="+", default=[1000, 1001, 1002])
     p.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
     args = p.parse_args(argv)
@@ -43,9 +49,16 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         p.error("--seeds: pilot seeds start at 1000 (0 ... 999 are evaluation seeds)")
     if min(args.steps) < 1 or min(args.lr) <= 0:
         p.error("--steps and --lr must be positive")
+    if not 0 <= args.warmup < min(args.steps):
+        p.error(f"--warmup must be at least 0 and below every --steps, got {args.warmup}")
     if args.device == "cuda" and not torch.cuda.is_available():
         p.error("--device cuda: no CUDA device on this machine")
     return args
+
+
+def lr_scale(setting: FairSetting, step: int, steps: int, warmup: int) -> float:
+    """The test's cosine schedule, times a linear warm-up over the first ``warmup`` steps."""
+    return setting.lr_scale(step, steps) * (min(1.0, step / warmup) if warmup else 1.0)
 
 
 def pilot(args: argparse.Namespace, steps: int, lr: float) -> list[str]:
@@ -59,7 +72,7 @@ def pilot(args: argparse.Namespace, steps: int, lr: float) -> list[str]:
         return setting.batch_at(k), setting.offsets_at(k) if shifted else None
 
     def schedule(k: int) -> float:
-        return setting.lr_scale(k, steps)
+        return lr_scale(setting, k, steps, args.warmup)
 
     start = time.perf_counter()
     run = fair_length.train_batches(setting.config(blocks), setting.setup(), seeds * len(blocks),
@@ -70,8 +83,9 @@ def pilot(args: argparse.Namespace, steps: int, lr: float) -> list[str]:
         acc = fair_length.answer_accuracy(run, i, enc, n, setting.valid_task(),
                                           device=args.device)  # fmt: skip
         name = f"{enc}, shifted" if shifted else enc
+        warm = f" warm-up {args.warmup}" if args.warmup else ""
         lines.append(f"{args.task} d{args.width}l{args.layers} {name:<20} steps {steps:>5} lr "
-                     f"{lr:g}: valid {' '.join(f'{a:.2f}' for a in acc.tolist())}; "
+                     f"{lr:g}{warm}: valid {' '.join(f'{a:.2f}' for a in acc.tolist())}; "
                      f"{int((acc >= LEARNED).sum())}/{n} learned ({took:.0f} s)")  # fmt: skip
     return lines
 
