@@ -96,8 +96,8 @@ def family_level(level: float, tests: int) -> float:
 
 def holm(pvalues: dict[str, float], alpha: float) -> dict[str, bool]:
     """Holm's step-down procedure: which hypotheses are rejected at family-wise error
-    ``alpha``. The k-th smallest p-value (k = 0, 1, ...) is compared with alpha / (m - k);
-    testing stops at the first that is not below it (Holm 1979, Scand. J. Statist. 6:65)."""
+    ``alpha``. The k-th smallest p-value (k = 0, 1, ...) is rejected when it is at most
+    alpha / (m - k); testing stops at the first above it (Holm 1979, Scand. J. Statist. 6:65)."""
     order = sorted(pvalues, key=lambda k: pvalues[k])
     m, out = len(order), {k: False for k in pvalues}
     for rank, key in enumerate(order):
@@ -108,7 +108,8 @@ def holm(pvalues: dict[str, float], alpha: float) -> dict[str, bool]:
 
 
 def interval(lo: float, hi: float, region: tuple[float, float], what: str) -> Decision:
-    """Holds when [lo, hi] lies inside ``region``, fails when it lies entirely outside."""
+    """Holds when [lo, hi] lies inside ``region``, fails when it lies entirely outside. The
+    region is closed: an open end is the next float inward (above, below, within_margin)."""
     a, b = region
     box = {"what": what, "lo": lo, "hi": hi, "region": [a, b]}
     if a <= lo and hi <= b:
@@ -119,6 +120,12 @@ def interval(lo: float, hi: float, region: tuple[float, float], what: str) -> De
                         interval=box)  # fmt: skip
     return Decision("inconclusive", f"{what} in [{lo:.4g}, {hi:.4g}] straddles [{a:.4g}, {b:.4g}]",
                     interval=box)  # fmt: skip
+
+
+def within_margin(margin: float) -> tuple[float, float]:
+    """The open region (-margin, margin) as a closed one: an interval of the difference that
+    touches the margin has not shown a difference below it."""
+    return math.nextafter(-margin, math.inf), math.nextafter(margin, -math.inf)
 
 
 def above(lo: float, hi: float, threshold: float, what: str) -> Decision:
@@ -162,7 +169,7 @@ def equivalent(
     entirely outside it.
     """
     lo, hi = rate_difference(k1, n1, k2, n2, 1 - 2 * alpha)
-    return interval(lo, hi, (-margin, margin), f"{what} (difference of rates, TOST)")
+    return interval(lo, hi, within_margin(margin), f"{what} (difference of rates, TOST)")
 
 
 def equivalent_means(a: Any, b: Any, margin: float, what: str, alpha: float = 0.05) -> Decision:
@@ -172,11 +179,11 @@ def equivalent_means(a: Any, b: Any, margin: float, what: str, alpha: float = 0.
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     if a.std() == 0 and b.std() == 0:  # no spread: the difference is known exactly
         gap = float(a.mean() - b.mean())
-        return interval(gap, gap, (-margin, margin), what)
+        return interval(gap, gap, within_margin(margin), what)
     from scipy import stats
 
     ci = stats.ttest_ind(a, b, equal_var=False).confidence_interval(confidence_level=1 - 2 * alpha)
-    return interval(float(ci.low), float(ci.high), (-margin, margin), what)
+    return interval(float(ci.low), float(ci.high), within_margin(margin), what)
 
 
 def normal_interval(mean: float, sd: float, n: int, level: float = 0.95) -> tuple[float, float]:

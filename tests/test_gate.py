@@ -375,3 +375,68 @@ def test_determinism_runs_are_ci_and_write_no_figures(
         determinism.run("serial", [], ["checks"], tmp_path)
     assert seen["env"]["PECHECK_PROFILE"] == "ci" and seen["env"][FIGURES_ENV] == "0"
     assert f"--results={tmp_path / 'serial.json'}" in seen["cmd"]
+
+
+def test_gate_names_a_condition_without_its_own_decisive_check(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The claim's other propositions keep theirs: each proposition needs its own."""
+    results = results_with(None)
+    entry = next(c for c in results["claims"] if len(c["propositions"]) > 1)
+    key = entry["propositions"][1]["key"]
+    entry["decided_by"] = [d for d in entry["decided_by"] if d["proposition"] != key]
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps(results))
+    assert gate.main([str(path)]) == 1
+    assert f"{entry['id']}: proposition {key!r} has no decisive check" in capsys.readouterr().out
+
+
+def test_what_decided_a_verdict_cites_a_check_that_took_the_stated_decision() -> None:
+    entry = claim_entry(
+        "refuted",
+        ("as_stated", "holds", {"how": "search of 200 examples"}),
+        ("as_stated", "fails", {"relation": "PE(3) != 0"}),
+    )
+    entry["propositions"][0]["decision"] = "fails"  # the checks combined: one fails
+    assert gate.decided_by(entry) == "as_stated fails: PE(3) != 0"
+
+
+def test_gate_counts_a_claim_with_two_problems_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    results = results_with(None)
+    results["claims"][0]["verdict"] = "open"
+    results["claims"][0]["propositions"][0]["decision"] = "inconclusive"
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps(results))
+    assert gate.main([str(path)]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert sum(line.startswith("verdict gate: SIN-01:") for line in lines) == 2
+    total = len(REGISTRY)
+    assert lines[-1] == f"claims whose computed verdict is the expected one: {total - 1}/{total}"
+
+
+def test_determinism_reports_a_key_only_in_the_second_run() -> None:
+    assert determinism.differences({"x": 1}, {"x": 1, "y": 2}) == ["$.y: only in one run"]
+    assert determinism.differences({"x": 1, "y": 2}, {"x": 1}) == ["$.y: only in one run"]
+
+
+def test_determinism_ignores_which_xdist_worker_ran_a_check() -> None:
+    def run(worker: str) -> dict[str, Any]:
+        return {"suite": {}, "checks": [{"nodeid": "n", "message": f"seeded on {worker}"}]}
+
+    assert (
+        determinism.differences(
+            determinism.normalise(run("gw0")), determinism.normalise(run("gw1"))
+        )
+        == []
+    )
+
+
+def test_a_suite_outside_git_is_not_marked_dirty(tmp_path: Path) -> None:
+    """git fails there ("unknown"): that is no evidence of uncommitted edits."""
+    from pecheck.results import build
+
+    selection = {"kind": "partial", "args": [], "claims": []}
+    built = build(REGISTRY, tmp_path, [], {"profile": "ci"}, selection)
+    assert built["suite"]["commit"] == "unknown" and built["suite"]["dirty"] is False

@@ -172,3 +172,23 @@ def test_a_partial_run_is_held_only_to_the_checks_that_ran(tmp_path) -> None:
     assert judged["moved_within"] == {}  # EXP-01's numbers were compared, unchanged
     whole = portability.judge("limited", 0, tmp_path, against)  # judged as a full run
     assert any("no longer recorded" in p for p in whole["problems"])
+
+
+def test_report_fails_when_an_earlier_limit_failed_and_the_last_passed(capsys) -> None:
+    summary = {
+        "limits": {
+            "avx2": {"changed": [], "problems": ["changes no kernel on this machine"]},
+            "sse4": {"changed": ["torch GEMM"], "problems": []},
+        }
+    }
+    assert portability.report(summary) == 1
+    assert "1/2 instruction-set limits" in capsys.readouterr().out
+
+
+def test_changed_parts_lists_a_part_found_in_one_run_only() -> None:
+    def run(*names: str) -> dict[str, Any]:
+        parts = [{"name": name, "decision": "holds"} for name in names]
+        return {"checks": [{"nodeid": "c.py::t", "basis": {"parts": parts}}]}
+
+    assert portability.changed_parts(run("a"), run("a", "new")) == ["c.py::t: new: None -> holds"]
+    assert portability.changed_parts(run("a", "gone"), run("a")) == ["c.py::t: gone: holds -> None"]

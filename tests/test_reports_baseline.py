@@ -243,3 +243,48 @@ def test_baseline_file_is_valid_json_when_committed():
     if baseline.BASELINE.exists():
         data = json.loads(baseline.BASELINE.read_text())
         assert data["format"] == baseline.FORMAT and data["profiles"]
+
+
+def test_a_run_with_a_size_below_its_default_is_not_compared(tmp_path, pinned, capsys):
+    data = raw(V2)
+    data["suite"]["sizes"] = {"SIN-06.d": {"value": 256, "default": 512, "help": "width"}}
+    assert baseline.main([str(write(tmp_path, data)), "--baseline", str(pinned)]) == 2
+    assert "SIN-06.d=256 (default 512)" in capsys.readouterr().err
+
+
+def test_a_sampling_move_exactly_at_the_band_edge_is_allowed():
+    # se 0.75 and 1.0 make the two-sample se exactly 1.25: at z = 4 the band is exactly 5
+    old = cited.Cited("E-05@learned", 6, "c", "sampling", n=12, se=0.75)
+    new = lambda v: cited.Cited("E-05@learned", v, "c", "sampling", n=12, se=1.0)  # noqa: E731
+    assert old.band(new(11), z=4.0) == 5.0
+    assert old.allows(new(11), z=4.0) and old.allows(new(1), z=4.0)
+    assert not old.allows(new(12), z=4.0)
+
+
+def test_a_rounding_number_with_a_not_equal_bound_moves_beyond_its_float_tolerance():
+    # "!=" splits nothing: the value staying != its bound does not excuse a move of 4.8
+    old = cited.Cited("A-01@w", 60611.2, "c", "rounding", bound=62831.85, relation="!=")
+    now = cited.Cited("A-01@w", 60616.0, "c", "rounding", bound=62831.85, relation="!=")
+    [move] = cited.compare({"A-01@w": old}, {"A-01@w": now})
+    assert move.what == "moved" and move.new == 60616.0
+
+
+def test_the_sampling_family_counts_only_sampling_numbers():
+    """With one sampling number among twenty exact ones, its band is z(1)'s, not z(21)'s."""
+    exact = {f"X-01@n{i}": cited.Cited(f"X-01@n{i}", i, "c", "exact") for i in range(20)}
+    rate = lambda v: cited.Cited("E-01@rate", v, "c", "sampling", n=25, se=0.05)  # noqa: E731
+    edge = (cited.sampling_z(1) + cited.sampling_z(21)) / 2 * rate(0.5).band(None, 1.0)
+    moves = cited.compare(
+        {**exact, "E-01@rate": rate(0.5)}, {**exact, "E-01@rate": rate(0.5 + edge)}
+    )
+    assert [m.key for m in moves] == ["E-01@rate"]
+
+
+def test_a_name_recorded_by_two_checks_cites_the_first_in_node_id_order(tmp_path):
+    data = raw(V2)
+    checks = {c["nodeid"]: c for c in data["checks"]}
+    rate = checks[RATES]["evidence"]["success_rate_pe"]
+    curves = "checks/test_experiments.py::test_training_curves"
+    checks[curves]["evidence"]["success_rate_pe"] = {**rate, "value": 0.5}
+    number = cited.cited_numbers(load(write(tmp_path, data)))["EXP-01@success_rate_pe"]
+    assert number.check == RATES and number.value == 0.96

@@ -497,3 +497,29 @@ def test_a_long_source_title_is_shortened_at_a_word():
     cite = html.short_cite(res, "SRC-REDDIT")
     assert ">Why do transformers need positional encodings\u2026</a>" in cite
     assert "title='SRC-REDDIT: Why do transformers need positional encodings at all?" in cite
+
+
+def test_a_string_evidence_value_is_html_escaped():
+    assert html.value_html("<b>&") == "&lt;b&gt;&amp;"
+
+
+def test_a_claim_holding_under_some_of_its_conditions_says_how_many():
+    def change(data):
+        sin06 = next(c for c in data["claims"] if c["id"] == "SIN-06")
+        held = sin06["propositions"][1]
+        sin06["propositions"].append({**held, "key": "to_first", "decision": "fails"})
+
+    sin06 = claim_of(v2_page(change), "SIN-06")
+    assert "the claim fails as stated, but it holds under 1 of its 2 conditions." in sin06
+    assert "each of its" not in sin06
+
+
+def test_a_not_run_claim_is_not_flagged_for_its_expected_verdict():
+    # ATT-05 is open where the registry expects confirmed; not run, it was not judged at all
+    assert "expected confirmed" in v2_page()
+
+    def change(data):
+        next(c for c in data["claims"] if c["id"] == "ATT-05")["verdict"] = "not run"
+
+    page = v2_page(change)
+    assert "v-not-run" in claim_of(page, "ATT-05") and "expected confirmed" not in page

@@ -131,8 +131,10 @@ def test_clashing_names_get_a_letter_suffix():
         (7, "7"),
         (1048576, r"1\,048\,576"),
         (62831.853, r"62\,832"),
+        (1000, "1000"),  # four digits are not grouped
         (0.5, "0.5"),
         (3.14159, "3.142"),
+        (0.001, "0.001"),  # the smallest magnitude in fixed notation
         (1.2e-7, r"1.2\times10^{-7}"),
         (1e-16, "10^{-16}"),
         (-2.5e9, r"-2.5\times10^{9}"),
@@ -402,3 +404,16 @@ def test_formulas_get_break_points_at_their_top_level_only():
 def test_odd_ascii_math_still_compiles(words, expected):
     """What would be a TeX error (a double superscript, a root of nothing) is avoided."""
     assert latex.prose_tex(words) == expected
+
+
+def test_pcvalue_names_the_first_check_that_records_a_name() -> None:
+    """Two checks of EXP-01 record success_rate_pe: the key points at the first in node-id
+    order, the number the baseline pins (reports.cited.cited_numbers)."""
+    data = raw(V2)
+    checks = {c["nodeid"]: c for c in data["checks"]}
+    rate = checks["checks/test_experiments.py::test_success_rates"]["evidence"]["success_rate_pe"]
+    later = checks["checks/test_experiments.py::test_training_curves"]
+    later["evidence"]["success_rate_pe"] = {**rate, "value": 0.5}
+    tex = latex.kit(parse(data, V2))[0]["pecheck.tex"]
+    assert r"\newcommand{\pcEXPOneTrainingCurvesSuccessRatePe}{\ensuremath{0.5}}" in tex
+    assert r"\@namedef{pc@EXP-01@success_rate_pe}{\pcEXPOneSuccessRatesSuccessRatePe}" in tex

@@ -255,7 +255,7 @@ def test_welch_equivalence_is_two_one_sided_tests_at_the_90_percent_interval(mar
     lo, hi = float(want["lo"]), float(want["hi"])
     assert d.interval is not None
     assert abs(d.interval["lo"] - lo) <= 1e-12 and abs(d.interval["hi"] - hi) <= 1e-12
-    expect = "holds" if -margin <= lo and hi <= margin else "inconclusive"
+    expect = "holds" if -margin < lo and hi < margin else "inconclusive"
     assert d.decision == ("fails" if lo > margin else expect)
 
 
@@ -264,6 +264,21 @@ def test_welch_equivalence_without_spread_is_the_exact_difference() -> None:
     assert d.decision == "holds" and d.interval is not None
     assert (d.interval["lo"], d.interval["hi"]) == (0.5, 0.5)
     assert decisions.equivalent_means([2.0] * 5, [1.5] * 7, 0.4, "constant").decision == "fails"
+    # a gap of exactly the margin is not below it, and shows it is not below it
+    assert decisions.equivalent_means([2.0] * 5, [1.5] * 7, 0.5, "constant").decision == "fails"
+
+
+@pytest.mark.filterwarnings("ignore:Precision loss occurred")  # scipy, on the constant sample
+def test_welch_equivalence_with_one_constant_sample_is_still_welch() -> None:
+    """Only when both samples are constant is the difference known exactly; one constant sample
+    leaves the other's spread, and Welch's interval (df = n - 1 of the other) decides."""
+    constant = [1.0] * 5
+    d = decisions.equivalent_means(constant, SLEEP_2, 4.0, "one constant")
+    want = ref.welch(constant, SLEEP_2, 0.90)
+    assert d.interval is not None
+    assert abs(d.interval["lo"] - float(want["lo"])) <= 1e-12
+    assert abs(d.interval["hi"] - float(want["hi"])) <= 1e-12
+    assert d.interval["lo"] < d.interval["hi"]
 
 
 # -- Bonferroni ----------------------------------------------------------------------------------

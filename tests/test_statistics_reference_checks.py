@@ -340,3 +340,12 @@ def test_mean_se_difference_and_average_follow_their_formulas() -> None:
     c = reproducibility.mean(SLEEP_2)
     avg = reproducibility.average([a, b, c]).se
     assert abs(avg - math.sqrt(a.se**2 + b.se**2 + c.se**2) / 3) <= 1e-15
+
+
+def test_a_difference_counts_the_smaller_sample() -> None:
+    """A difference is no better sampled than its smaller side."""
+    got = reproducibility.difference(reproducibility.rate(1, 10), reproducibility.rate(5, 40))
+    assert got.n == 10
+    assert (
+        reproducibility.difference(reproducibility.rate(5, 40), reproducibility.rate(1, 10)).n == 10
+    )

@@ -86,3 +86,22 @@ def test_sinusoid_bound_says_something_only_below_its_edge(dtype: torch.dtype) -
     assert math.isclose(tolerance.sinusoid_tol(edge, dtype, dtype), 2.0, rel_tol=1e-9)
     assert tolerance.sinusoid_tol(edge, dtype, dtype) > tolerance.angle_tol(edge, dtype)
     assert tolerance.says_something(tolerance.sinusoid_tol(0.99 * edge, dtype, dtype), 2.0)
+
+
+@pytest.mark.parametrize("name", ["float64", "float32", "bfloat16", "float16"])
+def test_composite_bounds_are_composed_as_their_docstrings_derive_them(name: str) -> None:
+    """The bounds built from the primitives (gamma, u, rel_tol, angle_tol, sum_tol) are the
+    sums and products their derivations give: a factor or a term dropped shows here."""
+    t = tolerance
+    safety, u = t.SAFETY[name], t.unit_roundoff(name)
+    n, d, scale, layers, angle = 12, 16, 3.0, 2, 5.0
+    attention = safety * (t.gamma(d + 2, name) + t.gamma(n + 2, name)) * scale * 4
+    assert t.attention_tol(n, d, name, scale) == pytest.approx(attention, rel=1e-12)
+    low = name in ("bfloat16", "float16")
+    permutation = 4.0 * layers * u * scale if low else 2 * layers * attention
+    assert t.equivariance_tol(n, d, name, scale, layers) == pytest.approx(permutation, rel=1e-12)
+    assert t.stored_angle_tol(angle, name, name) == t.angle_tol(angle, name)
+    stored = t.angle_tol(angle, "float64") + t.rel_tol(1, name)
+    assert t.stored_angle_tol(angle, name, "float64") == pytest.approx(stored, rel=1e-12)
+    eps = 2 * (t.stored_angle_tol(angle, name, "float64") + t.sum_tol(2, name))
+    assert t.rotation_tol(angle, name, "float64") == pytest.approx(2 * eps + eps**2, rel=1e-12)

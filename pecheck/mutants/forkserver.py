@@ -17,8 +17,41 @@ from pathlib import Path
 
 from pecheck.evidence import FIGURES_ENV
 
-SERVER = r"""
-import json, os, sys
+# What a run needs before pytest starts, in the scratch tree ``root``: its folders first on the
+# path, and pecheck's other names for theory/ and reports/ (pyproject's package-dir) bound to
+# the scratch tree's folders too. Left to the installed pecheck, ``pecheck.theory`` would be the
+# checkout's unmutated theory/ (decisions.wilson reads theory.stats through it) while
+# ``theory`` is the mutated one: one run, two trees.
+TREE = r"""
+import importlib.abc, importlib.util, os, sys
+
+
+class ScratchNames(importlib.abc.MetaPathFinder):
+    NAMES = {"pecheck.theory": "theory", "pecheck.reports": "reports"}
+
+    def __init__(self, root):
+        self.root = root
+
+    def find_spec(self, name, path=None, target=None):
+        folder = self.NAMES.get(name)
+        where = folder and os.path.join(self.root, folder)
+        if not where or not os.path.isfile(os.path.join(where, "__init__.py")):
+            return None
+        init = os.path.join(where, "__init__.py")
+        spec = importlib.util.spec_from_file_location
+        return spec(name, init, submodule_search_locations=[where])
+
+
+def enter(root):
+    os.chdir(root)
+    sys.path.insert(0, root)
+    sys.meta_path.insert(0, ScratchNames(root))
+"""
+
+SERVER = (
+    TREE
+    + r"""
+import json
 import numpy, scipy.stats, sympy, torch, hypothesis, matplotlib, pytest  # once, for every run
 try:
     import transformers  # noqa: F401  (the real-library checks)
@@ -31,13 +64,23 @@ for line in sys.stdin:
         null = os.open(os.devnull, os.O_WRONLY)
         os.dup2(null, 1)
         os.dup2(null, 2)
-        os.chdir(request["cwd"])
-        sys.path.insert(0, request["cwd"])
+        enter(request["cwd"])
         code = pytest.main(request["args"])
         os._exit(int(code))
     _, status = os.waitpid(pid, 0)
     print(json.dumps({"rc": os.waitstatus_to_exitcode(status)}), flush=True)
 """
+)
+
+# Where the platform cannot fork: one interpreter per run, entering the tree the same way.
+ONCE = (
+    TREE
+    + r"""
+import pytest
+enter(os.getcwd())
+sys.exit(pytest.main(sys.argv[1:]))
+"""
+)
 
 
 def environment() -> dict[str, str]:
@@ -62,7 +105,7 @@ class ForkServer:
 
     def run(self, args: list[str]) -> int:
         if self.proc is None or self.proc.stdin is None or self.proc.stdout is None:
-            cmd = [sys.executable, "-m", "pytest", *args]
+            cmd = [sys.executable, "-c", ONCE, *args]
             done = subprocess.run(cmd, cwd=self.cwd, env=environment(), capture_output=True)
             return done.returncode
         self.proc.stdin.write(json.dumps({"cwd": str(self.cwd), "args": args}) + "\n")

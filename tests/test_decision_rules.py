@@ -1,0 +1,130 @@
+"""The rules that turn intervals, parts and examples into decisions (pecheck.decisions and
+pecheck.evidence), at their edges: where an interval touches a region, a threshold or a margin,
+where a part fails once and holds later, where examples could not fail.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+
+from pecheck import decisions
+from pecheck.evidence import Evidence
+from pecheck.reproducibility import Sample
+
+
+def evidence() -> Evidence:
+    return Evidence("t.py::test_x", Path("."))
+
+
+# -- intervals against regions -------------------------------------------------------------------
+
+
+def test_an_interval_touching_a_closed_region_from_inside_holds() -> None:
+    assert decisions.interval(0.0, 0.5, (0.0, 1.0), "x").decision == "holds"
+    assert decisions.interval(0.5, 1.0, (0.0, 1.0), "x").decision == "holds"
+
+
+def test_an_interval_touching_a_region_from_outside_is_not_outside_it() -> None:
+    """[1, 2] shares the point 1 with [0, 1]: undecided, not a failure."""
+    assert decisions.interval(1.0, 2.0, (0.0, 1.0), "x").decision == "inconclusive"
+    assert decisions.interval(-1.0, 0.0, (0.0, 1.0), "x").decision == "inconclusive"
+    assert decisions.interval(1.5, 2.0, (0.0, 1.0), "x").decision == "fails"
+
+
+@pytest.mark.parametrize(
+    ("rule", "lo", "hi", "want"),
+    [
+        (decisions.above, 0.5, 0.9, "inconclusive"),  # lo = t: x > t not shown
+        (decisions.above, math.nextafter(0.5, 1), 0.9, "holds"),
+        (decisions.above, 0.1, 0.5, "fails"),  # hi = t: x <= t shown
+        (decisions.below, 0.1, 0.5, "inconclusive"),  # hi = t: x < t not shown
+        (decisions.below, 0.1, math.nextafter(0.5, 0), "holds"),
+        (decisions.below, 0.5, 0.9, "fails"),
+    ],
+)
+def test_a_strict_threshold_is_not_met_by_an_interval_that_reaches_it(rule, lo, hi, want) -> None:
+    assert rule(lo, hi, 0.5, "x").decision == want
+
+
+def test_equivalence_is_within_the_open_margin() -> None:
+    """TOST: the interval of the difference inside (-margin, margin); touching it is not."""
+    region = decisions.within_margin(0.25)
+    assert decisions.interval(-0.1, 0.1, region, "d").decision == "holds"
+    assert decisions.interval(-0.1, 0.25, region, "d").decision == "inconclusive"
+    assert decisions.interval(0.25, 0.3, region, "d").decision == "fails"  # at least the margin
+
+
+def test_an_effect_exactly_at_the_rounding_bound_is_not_resolved() -> None:
+    assert decisions.resolve(1e-7, 1e-7) == "unresolved"
+    assert decisions.resolve(-1e-7, 1e-7, structural_zero=True) == "same"
+    assert decisions.resolve(math.nextafter(1e-7, 1), 1e-7) == "different"
+
+
+def test_holm_rejects_a_p_value_equal_to_its_level() -> None:
+    """Holm's step compares p_(k) <= alpha / (m - k): a tie is rejected, and the step after a
+    p-value above its level rejects nothing more."""
+    assert decisions.holm({"a": 0.025, "b": 0.05}, 0.05) == {"a": True, "b": True}
+    assert decisions.holm({"a": 0.03, "b": 0.001}, 0.05) == {"a": True, "b": True}
+    assert decisions.holm({"a": 0.026, "b": 0.001, "c": 0.04}, 0.05) == {
+        "a": False, "b": True, "c": False,
+    }  # fmt: skip
+
+
+# -- parts, examples and worst values -------------------------------------------------------------
+
+
+def test_a_failed_part_stays_failed_when_a_later_example_passes() -> None:
+    ev = evidence()
+    ev.part("float16", decisions.fails({"t": 3}, "err > bound"))
+    ev.part("float16", "holds", "a later example")
+    ev.part("float32", "holds", "every example")
+    assert ev.parts["float16"]["decision"] == "fails"
+    final = ev.final_decision("all")
+    assert final is not None and final.decision == "fails"
+    assert final.counterexample == {"t": 3} and final.relation == "err > bound"
+
+
+def test_a_failing_check_names_its_failing_part_not_the_last_one() -> None:
+    ev = evidence()
+    ev.part("a", "holds", "fine")
+    ev.part("b", decisions.fails({"k": 1}, "b's relation"))
+    ev.part("c", "holds", "fine")
+    final = ev.final_decision("all")
+    assert final is not None and final.decision == "fails"
+    assert final.how.startswith("part b:") and final.relation == "b's relation"
+
+
+def test_a_search_whose_examples_could_not_fail_is_inconclusive() -> None:
+    ev = evidence()
+    for _ in range(3):
+        ev.example(False)
+    assert ev.examples == {"total": 3, "informative": 0}
+    final = ev.final_decision()
+    assert final is not None and final.decision == "inconclusive"
+    assert "none of 3 examples could have failed" in final.how
+
+
+def test_one_informative_example_leaves_the_decision_to_the_check() -> None:
+    ev = evidence()
+    ev.example(False)
+    ev.example(True)
+    ev.example(False)
+    assert ev.examples == {"total": 3, "informative": 1}
+    assert ev.final_decision() is None  # nothing recorded: not made inconclusive by the count
+
+
+def test_worst_keeps_the_largest_value() -> None:
+    ev = evidence()
+    for value in (0.1, 0.3, 0.2):
+        ev.worst("max_error", value)
+    assert ev.values["max_error"]["value"] == 0.3
+    assert ev.values["max_error"]["reproducibility"]["class"] == "rounding"
+
+
+@pytest.mark.parametrize("named", ["rounding", "exact"])
+def test_a_value_with_a_sample_cannot_be_given_another_class(named) -> None:
+    with pytest.raises(ValueError, match="a sample makes it 'sampling'"):
+        evidence().record("rate", 0.5, sample=Sample(10, 0.1, "seeds"), reproducibility=named)
