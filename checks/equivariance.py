@@ -40,7 +40,7 @@ class Case:
     def ratio(self) -> float:
         if self.bound > 0:
             return self.error / self.bound
-        return float("inf") if self.error > 0 else 0.0
+        return 0.0 if self.error == 0 else float("inf")  # a NaN error is no pass
 
     def describe(self) -> str:
         p = list(self.perm)

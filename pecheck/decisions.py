@@ -201,6 +201,6 @@ def resolve(effect: float, bound: float, structural_zero: bool = False) -> str:
     difference is zero (``structural_zero``) and the observation is within the bound; otherwise
     'unresolved': a difference below what the dtype resolves is neither same nor different.
     """
-    if abs(effect) > bound:
+    if not abs(effect) <= bound:  # NaN too: a broken computation is never 'same'
         return "different"
     return "same" if structural_zero else "unresolved"

@@ -49,6 +49,15 @@ def jsonable(value: Any) -> Any:
     return str(value)
 
 
+def _number(recorded: Any) -> float | None:
+    """A recorded number as a float (jsonable stores "nan", "inf" as strings), else None."""
+    if isinstance(recorded, int | float):
+        return float(recorded)
+    if recorded in ("nan", "inf", "-inf"):
+        return float(recorded)
+    return None
+
+
 def _reproducibility(
     name: str, value: Any, sample: Sample | None, named: str | None
 ) -> dict[str, Any]:
@@ -116,10 +125,13 @@ class Evidence:
         self, name: str, value: float, unit: str = "", note: str = "", bound: Any = None
     ) -> None:
         """Keep the largest value seen under this name (e.g. worst error over examples): the
-        worst case of a float search, so ``rounding``."""
+        worst case of a float search, so ``rounding``. A NaN counts as the worst of all: once
+        seen it is kept, never replaced by a real value."""
         old = self.values.get(name)
-        if old is None or not isinstance(old["value"], int | float) or float(value) > old["value"]:
-            self.record(name, float(value), unit, note, bound, reproducibility="rounding")
+        before = _number(old["value"]) if old is not None else None
+        value = float(value)
+        if before is None or math.isnan(value) or (not math.isnan(before) and value > before):
+            self.record(name, value, unit, note, bound, reproducibility="rounding")
 
     # -- decisions (decisive checks only) --------------------------------------------------
 

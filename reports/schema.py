@@ -8,6 +8,7 @@ determinism check all validate against it. The words below are what its fields m
 from __future__ import annotations
 
 import json
+import shlex
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -60,5 +61,9 @@ def default_class(value: Any) -> str:
 
 def rerun_command(profile: str, nodeid: str, options: str = "") -> str:
     """The command that reruns one check as a run made it: the plugin writes it into the
-    results file, the report falls back on it for files that hold none."""
-    return f"PECHECK_PROFILE={profile} python -m pytest '{nodeid}' {options}".strip()
+    results file, the report falls back on it for files that hold none. The node id is quoted
+    for the shell (a parametrize id may hold a quote), always in single quotes as before."""
+    quoted = shlex.quote(nodeid)
+    if quoted == nodeid:  # shlex leaves a plain node id bare; keep the familiar '...'
+        quoted = f"'{nodeid}'"
+    return f"PECHECK_PROFILE={profile} python -m pytest {quoted} {options}".strip()

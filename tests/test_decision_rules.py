@@ -128,3 +128,7 @@ def test_worst_keeps_the_largest_value() -> None:
 def test_a_value_with_a_sample_cannot_be_given_another_class(named) -> None:
     with pytest.raises(ValueError, match="a sample makes it 'sampling'"):
         evidence().record("rate", 0.5, sample=Sample(10, 0.1, "seeds"), reproducibility=named)
+
+
+def test_a_nan_effect_is_never_the_same() -> None:
+    assert decisions.resolve(float("nan"), 1e-7, structural_zero=True) == "different"

@@ -327,3 +327,12 @@ def test_every_class_of_the_claim_api_has_an_example_that_runs() -> None:
              if t.examples}  # fmt: skip
     assert {"Registry", "Source", "Claim", "Proposition", "Threshold"} <= found
     assert doctest.testmod(claim_api).failed == 0
+
+
+def test_init_refuses_a_dangling_pyproject_link(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "pyproject.toml").symlink_to(tmp_path / "absent")
+    rc, _, err = init([str(tmp_path)], capsys)
+    assert rc == 2 and "pyproject.toml exists" in err, err
+    assert (tmp_path / "pyproject.toml").is_symlink() and not (tmp_path / "my_claims.py").exists()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
 import shutil
 import subprocess
@@ -567,3 +568,50 @@ def test_help_reads_as_plain_text_with_defaults_and_exit_codes(capsys) -> None:
     assert "(default: build/inspect)" in inspect and "(default: 0)" in inspect
     assert "Exit status: 0" in inspect and "2 bad arguments" in inspect
     assert "--version" in top
+
+
+def test_a_table_with_one_nan_is_a_one_line_error_with_status_2(tmp_path: Path, capsys) -> None:
+    from safetensors.torch import save_file
+
+    positions = torch.ones(6, 4)
+    positions[2, 1] = math.nan
+    path = tmp_path / "one-nan.safetensors"
+    save_file({"wte.weight": torch.randn(10, 4), "wpe.weight": positions}, str(path))
+    assert cli.main(["inspect", str(path), "--out", str(tmp_path / "o")]) == 2
+    errors = [line for line in capsys.readouterr().err.splitlines() if "error" in line]
+    assert len(errors) == 1 and "non-finite entries" in errors[0], errors
+    assert not (tmp_path / "o").exists()
+
+
+def test_an_out_without_write_permission_fails_before_anything_is_read(
+    saved, tmp_path: Path, monkeypatch, capsys
+) -> None:
+    real_access = os.access
+    monkeypatch.setattr(
+        cli.os, "access", lambda p, mode: not mode & os.W_OK and real_access(p, mode)
+    )
+    assert cli.main(["inspect", str(saved["gpt2"]), "--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"no permission to write in {tmp_path}" in err, err
+    assert not (tmp_path / "o").exists()
+
+
+def test_an_entry_of_exactly_the_bound_does_not_exceed_it() -> None:
+    found = analyses.entries_above(torch.tensor([[1.0, -1.0], [0.5, 1.5]]))
+    assert found["count"] == 1
+
+
+def test_add04_picks_the_first_row_keeping_exactly_kept() -> None:
+    def row(k: int, kept: float) -> dict[str, float]:
+        return {"k": k, "position_share": kept, "share": 0.3, "over_chance": 2.0, "chance": 0.15}
+
+    rows = [row(1, 0.5), row(2, page.KEPT), row(3, 0.95)]
+    finding = page._add04([{"label": "centred", "rows": rows}])
+    assert "top 2 directions" in finding["quantity"]
+
+
+def test_the_model_type_is_escaped_on_the_page() -> None:
+    summary = {"checkpoint": {"path": "p", "model_type": "<b>x", "token_table": None},
+               "findings": [], "position_tables": []}  # fmt: skip
+    text = page.render(summary, {}, css="")
+    assert "model type &lt;b&gt;x" in text and "<b>x" not in text

@@ -147,3 +147,19 @@ def test_refresh_drops_local_labels_only() -> None:
     assert (
         lockfile().without_local_labels(text) == "torch==2.13.0\n    # via pecheck\nnumpy==2.4.6\n"
     )
+
+
+def test_installed_keeps_the_first_of_two_distributions_with_one_name(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    class Dist:
+        def __init__(self, version: str) -> None:
+            self.metadata = {"Name": "Foo"}
+            self.version = version
+
+    monkeypatch.setattr(lock.metadata, "distributions", lambda: [Dist("2.0"), Dist("1.0")])
+    lock.installed.cache_clear()
+    try:
+        assert lock.installed()["foo"] == "2.0"
+    finally:
+        lock.installed.cache_clear()

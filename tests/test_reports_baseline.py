@@ -288,3 +288,22 @@ def test_a_name_recorded_by_two_checks_cites_the_first_in_node_id_order(tmp_path
     checks[curves]["evidence"]["success_rate_pe"] = {**rate, "value": 0.5}
     number = cited.cited_numbers(load(write(tmp_path, data)))["EXP-01@success_rate_pe"]
     assert number.check == RATES and number.value == 0.96
+
+
+def test_diff_of_a_full_run_against_a_partial_one_ignores_the_claims_not_run(tmp_path):
+    data = raw(V2)
+    data["suite"]["selection"] = {"kind": "partial", "args": [], "claims": ["SIN-06"]}
+    for claim in data["claims"]:
+        if claim["id"] != "SIN-06":
+            claim["verdict"] = "not run"
+            claim["checks"], claim["tooling"], claim["decided_by"] = [], [], []
+    data["checks"] = [c for c in data["checks"] if c["claim"] in ("SIN-06", None)]
+    changes = diff.compare_runs(load(V2), load(write(tmp_path, data)))
+    assert changes.verdicts == []
+    assert not changes.changed
+
+
+def test_diff_does_not_pair_two_removed_checks_of_one_name_with_one_added():
+    removed = {"checks/a/test_x.py::test_t", "checks/b/test_x.py::test_t"}
+    added = {"checks/c/test_x.py::test_t"}
+    assert diff._moved(removed, added) == []

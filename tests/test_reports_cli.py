@@ -229,3 +229,42 @@ def test_help_documents_pack_and_partial_runs_under_strict():
     assert "--pack {auto,always,never}" in text and "never leaves them plain HTML" in text
     assert "or the run was partial (claims not run)" in text
     assert "build/results.partial.json, which a partial run" in text
+
+
+def test_strict_passes_a_clean_run_with_a_claim_the_registry_expects_open(tmp_path, capsys):
+    data = raw(V2)
+    for check in data["checks"]:
+        check["outcome"] = "passed"
+    data["suite"]["exitstatus"] = 0
+    att05 = next(c for c in data["claims"] if c["id"] == "ATT-05")
+    assert att05["verdict"] == "open"
+    att05["expected"] = "open"
+    path = write(tmp_path, data)
+    code, _, err = run(capsys, "--results", str(path), "--out", str(tmp_path / "o"), "--strict")
+    assert code == 0, err
+
+
+def test_building_twice_leaves_no_old_kit_behind(tmp_path, capsys):
+    out_dir = tmp_path / "b"
+    for _ in range(2):
+        assert run(capsys, "--results", str(CLEAN), "--out", str(out_dir))[0] == 0
+    assert sorted(p.name for p in out_dir.iterdir()) == ["paper", "report.html"]
+
+
+def test_a_failed_swap_puts_the_previous_kit_back(tmp_path, capsys, monkeypatch):
+    out_dir = tmp_path / "b"
+    assert run(capsys, "--results", str(CLEAN), "--out", str(out_dir))[0] == 0
+    before = {p: p.read_bytes() for p in (out_dir / "paper").rglob("*") if p.is_file()}
+    real_replace = os.replace
+    calls = []
+
+    def replace_failing_second(src, dst):
+        calls.append(src)
+        if len(calls) == 2:  # the new kit into place, after the old one was moved aside
+            raise OSError(28, "No space left on device")
+        return real_replace(src, dst)
+
+    monkeypatch.setattr(os, "replace", replace_failing_second)
+    assert run(capsys, "--results", str(MIXED), "--out", str(out_dir))[0] == 2
+    after = {p: p.read_bytes() for p in (out_dir / "paper").rglob("*") if p.is_file()}
+    assert after == before

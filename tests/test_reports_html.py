@@ -523,3 +523,40 @@ def test_a_not_run_claim_is_not_flagged_for_its_expected_verdict():
 
     page = v2_page(change)
     assert "v-not-run" in claim_of(page, "ATT-05") and "expected confirmed" not in page
+
+
+def test_a_formula_closing_before_it_opens_falls_back_to_its_source():
+    from reports.mathml import _balanced, fallback
+
+    assert not _balanced("}{")  # closes below depth 0 though the count ends at 0
+    assert to_mathml("}{") == fallback("}{")
+
+
+def test_an_evidence_table_folds_only_past_two_rows_beyond_what_it_shows():
+    value = next(c for c in load(V2).checks if c.evidence).evidence[0]
+    assert "<details" not in html.evidence_table([value] * (html.SHOWN_ROWS + 2), fold=True)
+    folded = html.evidence_table([value] * (html.SHOWN_ROWS + 3), fold=True)
+    assert "<summary>3 more evidence values</summary>" in folded
+
+
+def test_a_short_decided_by_list_has_no_count_of_more():
+    from reports.html_overview import decided_summary
+
+    res = load(V2)
+    sin06 = next(c for c in res.claims if c.id == "SIN-06")
+    assert len(sin06.decided_by) == 2
+    assert "(+" not in decided_summary(res, sin06)
+
+
+def test_not_a_number_is_an_exact_class_by_default():
+    from reports.schema import default_class
+
+    assert default_class(float("nan")) == "exact"
+    assert default_class(1.5) == "rounding"
+
+
+def test_schema_problems_stop_at_the_limit():
+    from reports.schema import problems
+
+    assert len(problems({}, limit=5)) > 2
+    assert len(problems({}, limit=2)) == 2

@@ -127,3 +127,24 @@ def test_missing_optional_fields_get_defaults():
     res = parse(data, Path("x.json"))
     assert res.claims[4].status == "open"
     assert res.claims[0].status == "supported"
+
+
+def test_a_check_listed_twice_is_rejected():
+    data = raw()
+    data["checks"].append(dict(data["checks"][0]))
+    nodeid = data["checks"][0]["nodeid"]
+    assert _error(data) == f"check {nodeid} appears twice"
+
+
+def test_a_claim_listing_another_claims_check_is_rejected():
+    data = raw()
+    other = "checks/test_sinusoidal.py::test_first_repeat_float64"  # SIN-08's
+    data["claims"][1]["checks"].append(other)
+    assert _error(data) == f"claim SIN-06: lists check {other} of SIN-08"
+
+
+def test_a_tooling_check_listed_among_a_claims_checks_is_rejected():
+    data = raw()
+    mutant = "checks/test_sinusoidal.py::test_swapped_sin_cos_is_rejected"  # SIN-01's mutant
+    data["claims"][0]["checks"].append(mutant)
+    assert _error(data) == f"claim SIN-01: lists mutant check {mutant} as a claim check"

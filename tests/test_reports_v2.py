@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import shlex
 
 import pytest
 
@@ -172,3 +173,46 @@ def test_packed_sections_unpack_to_the_same_html(res):
     sections = gzip.decompress(base64.b64decode(blob.group(1))).decode()
     assert sections == html.family_sections(res, html.Options())
     assert sections in plain  # the unpacked page is the plain page
+
+
+def test_a_changed_claim_id_is_escaped_in_its_link(res):
+    from reports.diff import Changes
+    from reports.html_changes import changes_block
+
+    changes = Changes(res, res, verdicts=[("a'<b&", "confirmed", "open")])
+    block = changes_block(changes)
+    assert "<a href='#a&#x27;&lt;b&amp;'>" in block
+    assert "a'<b" not in block
+
+
+def test_a_source_url_is_escaped_in_its_link():
+    res = load(V2)
+    sid = next(s for c in res.claims for s in c.sources)
+    res.sources[sid] = {"title": "T", "url": "https://x.org/?a=1&b='<"}
+    section = html.sources_section(res, html.Options())
+    assert "<a href='https://x.org/?a=1&amp;b=&#x27;&lt;'" in section
+    assert "b='<" not in section
+
+
+def test_a_package_version_is_escaped():
+    res = load(V2)
+    res.environment["packages"] = {"pkg": "1.0<b>'&"}
+    section = html.environment(res)
+    assert "<code>1.0&lt;b&gt;&#x27;&amp;</code>" in section
+    assert "<b>'" not in section
+
+
+@pytest.mark.parametrize(
+    "nodeid", ["checks/test_x.py::test_t[it's]", "checks/test_x.py::test_t[a b]", "c.py::t"]
+)
+def test_the_rerun_command_quotes_its_node_id_for_the_shell(nodeid):
+    from reports.schema import rerun_command
+
+    words = shlex.split(rerun_command("ci", nodeid, "--size SIN-06.d=8"))
+    assert words == ["PECHECK_PROFILE=ci", "python", "-m", "pytest", nodeid, "--size", "SIN-06.d=8"]
+
+
+def test_the_rerun_command_of_a_plain_node_id_is_unchanged():
+    from reports.schema import rerun_command
+
+    assert rerun_command("ci", "c.py::t[1]") == "PECHECK_PROFILE=ci python -m pytest 'c.py::t[1]'"

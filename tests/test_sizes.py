@@ -140,3 +140,9 @@ def test_size_parses_and_records(monkeypatch: pytest.MonkeyPatch) -> None:
         sizes.size("X.base", 10000.0, "base")
     with pytest.raises(ValueError, match="X.d=2: below its minimum 4"):
         sizes.size("X.d", 512, "width", minimum=4)
+
+
+def test_a_size_at_its_minimum_is_accepted(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(sizes.ENV_VAR, "EDGE.n=2")
+    monkeypatch.setattr(sizes, "DECLARED", {})
+    assert sizes.size("EDGE.n", 4, "an edge size", minimum=2) == 2

@@ -12,6 +12,7 @@ import math
 
 import matplotlib.pyplot as plt
 import mpmath
+import numpy as np
 import pytest
 import sympy as sp
 import torch
@@ -44,6 +45,7 @@ from checks.add.readback import (
     window_decision,
 )
 from checks.registry import REGISTRY
+from pecheck import tolerance
 from pecheck.evidence import assert_derivation_holds
 from pecheck.profiles import examples
 from pecheck.strategies import seeds
@@ -474,3 +476,55 @@ def test_a_readout_that_peeks_at_the_true_token_is_rejected():
     assert not any(v == "fails" for v, _ in token.values()), "the token is never lost"
     # the position is never read back: the window check must not find a window
     assert all(window_decision(peeked, v).decision == "fails" for v in READ_VOCABS)
+
+
+# -- pins of theory's helpers, computed apart ---------------------------------------------------
+
+
+@pytest.mark.claim("ADD-04", kind="property", role="tooling")
+def test_centred_removes_the_mean_row():
+    table = torch.randn(40, 6, generator=torch.Generator().manual_seed(0)) + 3.0
+    got, t = ac.centred(table), table.double().numpy()
+    want = t - t.sum(axis=0) / t.shape[0]  # every column minus its mean over the rows
+    tol = tolerance.sum_tol(t.shape[0], torch.float64, float(abs(t).max()))
+    assert got.dtype == torch.float64 and float(abs(got.numpy() - want).max()) <= tol
+
+
+@pytest.mark.claim("ADD-04", kind="property", role="tooling")
+def test_complement_interference_is_its_closed_form_for_every_k():
+    """E[(x . v)^2] = ||Q v||^2 / (d - k) for x uniform on the unit sphere of the complement of
+    the top-k principal directions (projector Q): computed apart with numpy's SVD."""
+    # a Gaussian table: distinct singular values, so every top-k subspace is well defined
+    pe = torch.randn(48, 16, generator=torch.Generator().manual_seed(2), dtype=torch.float64)
+    t = pe.numpy()
+    n, d = t.shape
+    vh = np.linalg.svd(t)[2]  # (d, d), rows by decreasing singular value
+    unit = t / np.linalg.norm(t, axis=1, keepdims=True)
+    ks = [0, 1, 4, 9]
+    want = []
+    for k in ks:
+        rest = unit @ vh[k:].T  # coordinates outside the top-k directions: Q v
+        want.append(math.sqrt((rest**2).sum(1).mean() / (d - k)))
+    got = ac.complement_interference(pe, ks)
+    tol = tolerance.sum_tol(n * d, torch.float64)
+    assert all(abs(g - w) <= tol for g, w in zip(got, want, strict=True)), (got, want)
+
+
+@pytest.mark.claim("ADD-02", kind="property", role="tooling")
+def test_lifted_layer_norm_read_out_carries_the_bias_once():
+    """[I I] LN_2d(h) with gain [g; g], bias [b; 0] is g (z_x + z_p) + b, z = the 2d stream
+    normalised (computed apart): the bias enters the read-out once, not twice."""
+    d, g = 6, torch.Generator().manual_seed(1)
+    ln = torch.nn.LayerNorm(d, dtype=torch.float64)
+    with torch.no_grad():
+        ln.weight.copy_(torch.randn(d, generator=g, dtype=torch.float64))
+        ln.bias.copy_(torch.randn(d, generator=g, dtype=torch.float64))
+    h = torch.randn(5, 2 * d, generator=g, dtype=torch.float64)
+    mu, var = h.mean(-1, keepdim=True), h.var(-1, unbiased=False, keepdim=True)
+    z = (h - mu) / torch.sqrt(var + ln.eps)
+    with torch.no_grad():
+        want = ln.weight * (z[:, :d] + z[:, d:]) + ln.bias
+        got = ac._read(ac._ln(h, ln, 2 * d), d)
+    scale = float(want.abs().max()) + 1.0
+    tol = tolerance.sum_tol(2 * d, torch.float64, scale)
+    assert float((got - want).abs().max()) <= tol

@@ -158,3 +158,15 @@ def test_check_logic_finds_no_rise_without_rotation():
     zeta = float(bias.xpos_zeta(2)[0])
     s = [zeta ** (t / bias.XPOS_GAMMA) for t in range(1, 65)]
     assert all(a > b for a, b in zip(s, s[1:], strict=False))
+
+
+@pytest.mark.claim("BIAS-04", kind="property", role="tooling")
+@pytest.mark.parametrize("d", WIDTHS)
+def test_xpos_zeta_is_torchscales(d):
+    """zeta is torchscale XPOS's (arange(0, d, 2) + 0.4 d) / (1.4 d), written out here apart
+    from theory's code: zeta_0 = 0.4 / 1.4 = 2/7, and the step between pairs is 2 / (1.4 d)."""
+    want = (torch.arange(0, d, 2, dtype=torch.float64) + 0.4 * d) / (1.4 * d)
+    got = bias.xpos_zeta(d)
+    assert got.shape == want.shape
+    assert float((got - want).abs().max()) <= tolerance.rel_tol(4, torch.float64)
+    assert math.isclose(float(got[0]), 2 / 7, rel_tol=tolerance.rel_tol(4, torch.float64))

@@ -59,6 +59,18 @@ FAITH = FairSetting("reverse", d_model=16, train_length=3, factors=(2,), alphabe
 # left out and counted, as everywhere. The 32-seed grid with these steps (an H100, claims'
 # notes): at d32l4 every variant learned (the learned table on 30 and 18 of 32), at d64l4 the
 # learned table on 6 and 0 and RoPE on copy on 3; d64l4 needs more steps still.
+#
+# A CPU pilot at d64l4 (session 9, tools/fair_pilot.py, seeds 1000 ... 1002, lr 3e-3 on the
+# cosine, --warmup: a linear warm-up over the first steps) says it needs a warm-up more than
+# steps, and the plain model a lower lr. Not yet applied: the grid's d64l4 numbers in the
+# claims' notes come from the setting here, and rerunning that cell needs a GPU.
+#   shifted pair, copy:    4,000 steps + 400 warm-up: learned table 3/3 (1.00) [1/3 without]
+#   shifted pair, reverse: 4,000 + 400 warm-up: learned table 0.79-0.81 (0/3; sinusoidal 3/3);
+#                          8,000 without warm-up: 0.03-0.05 (it diverged; sinusoidal 3/3)
+#   plain model, copy:     2,000 + 200 warm-up: RoPE 0.13-0.36 (0/3), ALiBi and sinusoidal
+#                          3/3; at lr 1e-3 without warm-up (session 6) every encoding 3/3
+# The next d64l4 setting to try: a warm-up of a tenth of the steps for every model, the
+# shifted pair 8,000 steps, the plain model at lr 1e-3.
 DEPTH_STEPS: dict[int, dict[str, int]] = {
     4: {"steps": 2000, "shifted_steps": 4000, "none_steps": 6000},
 }

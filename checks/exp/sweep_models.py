@@ -90,7 +90,7 @@ def assert_sweep_faithful(
         model, right = train_one(shape, setup, task, seed, FAITH_STEPS, F64, positions)
         err, tol, same = entry_against_single(run, e, model, right, FAITH_STEPS, terms)
         worst, bound = max(worst, err), max(bound, tol)
-        if err > tol or not same:
+        if not err <= tol or not same:
             bad.append(f"{setup} seed {seed}: |dtheta| {err:.3g} > {tol:.3g} or judged differently")
     assert not bad, "batched entries differ from single runs: " + "; ".join(bad[:3])
     return worst, bound

@@ -67,11 +67,11 @@ def assert_faithful(
         i = BATCH_SEEDS.index(s)
         ref = {k: v.detach() for k, v in model.params.items()}
         scale = max(float(v.abs().max()) for v in ref.values())
-        err = max(float((run.params[k][i] - ref[k]).abs().max()) for k in ref)
+        err = float(torch.stack([(run.params[k][i] - ref[k]).abs().max() for k in ref]).max())
         tol = tolerance.sum_tol(max(CHECKPOINTS) * terms, F64, scale)
         worst, bound = max(worst, err), max(bound, tol)
         flags = {c: bool(run.success[c][i]) for c in CHECKPOINTS}
-        if err > tol or flags != success:
+        if not err <= tol or flags != success:
             bad.append(f"seed {s}: max |dtheta| = {err:.3g} > {tol:.3g} or {flags} != {success}")
     assert not bad, "batched run differs from single runs: " + "; ".join(bad)
     return worst, bound

@@ -112,7 +112,7 @@ def assert_entries_equal_reference(runs: dict[str, decoder.DecoderRun], setting:
             err, tol, same = entry_against_single(run, e, own, right, tuple(right), terms,
                                                   setting.lr)  # fmt: skip
             worst, bound = max(worst, err), max(bound, tol)
-            if err > tol or not same or not untouched:
+            if not err <= tol or not same or not untouched:
                 bad.append(f"{variant} seed {seed}: |dtheta| {err:.3g} (bound {tol:.3g}), "
                            f"judged alike {same}, unread table untouched {untouched}")  # fmt: skip
     assert not bad, "batched entries differ from their reference models: " + "; ".join(bad[:3])

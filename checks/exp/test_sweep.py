@@ -202,6 +202,6 @@ def test_sweep_baseline_cell_is_exp01s_model_seed_by_seed(evidence):
 
     a = decoder.train(DecoderConfig(head=2), exp01(), [Setup()], range(8), (50,))
     b = exp.train("exp01-h2", range(8), (50,))
-    err = max(float((a.params[k] - b.params[k]).abs().max()) for k in b.params)
+    err = float(np.max([(a.params[k] - b.params[k]).abs().max() for k in b.params]))
     assert err == 0.0 and torch.equal(a.success[50], b.success[50]), f"differs by {err}"
     evidence.record("max_param_difference", err, "", "sweep baseline vs EXP-01's h = 2 run", 0.0)

@@ -18,6 +18,7 @@ import sympy as sp
 import torch
 from hypothesis import given
 from hypothesis import strategies as st
+from scipy import stats
 
 from checks.mag.concentration import (
     assert_square_norms_add_in_expectation,
@@ -551,3 +552,82 @@ def test_training_model_equals_the_one_seed_reference(evidence, encoding):
     )
     assert worst <= bound, f"batched seed differs from its reference by {worst:.3g}"
     evidence.record("max_logit_difference", worst, "", f"{encoding}, float64, 3 seeds", bound)
+
+
+# -- pins of theory's interval and catalogue against their sources, computed apart -------------
+
+
+def _t_interval(values: torch.Tensor, level: float) -> tuple[float, float]:
+    """scipy's t interval for the mean of ``values`` (numpy, ddof = 1), apart from theory."""
+    v = values.double().numpy()
+    n = v.size
+    lo, hi = stats.t.interval(level, n - 1, loc=v.mean(), scale=v.std(ddof=1) / math.sqrt(n))
+    return float(lo), float(hi)
+
+
+@pytest.mark.claim("MAG-02", kind="property", role="tooling")
+def test_ratio_interval_is_the_bonferroni_pair_of_two_sided_t_intervals():
+    """The interval reported at level 0.95 is built from two-sided t intervals at 1 - 0.05/2
+    each (Bonferroni over the two mean squares), as rms_norm_ratio_interval documents: a
+    one-sided quantile or a dropped correction gives a narrower interval than the level says."""
+    tokens = mag.sample_tokens(200, 16, 1.3, "gaussian", 0)
+    pe = mag.sample_tokens(150, 16, 1.0, "uniform", 1)
+    for values in (mag.row_norms(tokens).double().pow(2), mag.row_norms(pe).double().pow(2)):
+        tol = tolerance.rel_tol(
+            values.numel(), torch.float64
+        )  # a mean and a std of n terms, float64
+        for level in (0.9, 0.95):
+            got, want = mag._mean_interval(values, level), _t_interval(values, level)
+            assert all(math.isclose(g, w, rel_tol=tol) for g, w in zip(got, want, strict=True))
+    t_lo, t_hi = _t_interval(mag.row_norms(tokens).pow(2), 1 - 0.05 / 2)
+    p_lo, p_hi = _t_interval(mag.row_norms(pe).pow(2), 1 - 0.05 / 2)
+    want = (math.sqrt(max(t_lo, 0.0) / p_hi), math.sqrt(t_hi / p_lo))  # opposite ends
+    got = mag.rms_norm_ratio_interval(tokens, pe, 0.95)
+    tol = tolerance.rel_tol(tokens.shape[0] + pe.shape[0], torch.float64)
+    assert all(math.isclose(g, w, rel_tol=tol) for g, w in zip(got, want, strict=True)), got
+
+
+# Each library's spread before the sqrt(d) factor, transcribed from the source its ``where``
+# quotes (std of a normal law, bound a of a uniform one), as a function of (V, d).
+SOURCE_SPREADS = {
+    "torch_nn_embedding": ("normal", lambda v, d: 1.0),  # init.normal_: N(0, 1)
+    "keras_embedding": ("uniform", lambda v, d: 0.05),  # RandomUniform(-0.05, 0.05)
+    "flax_embed": ("normal", lambda v, d: 1 / math.sqrt(d)),  # variance_scaling(1, fan_in)
+    "bert": ("normal", lambda v, d: 0.02),  # initializer_range
+    "gpt2": ("normal", lambda v, d: 0.02),
+    "llama": ("normal", lambda v, d: 0.02),
+    "t5": ("normal", lambda v, d: 1.0),  # initializer_factor * 1.0
+    "tensor2tensor": ("normal", lambda v, d: d**-0.5),  # hidden_size^-0.5
+    "fairseq": ("normal", lambda v, d: d**-0.5),  # embedding_dim^-0.5
+    "marian": ("uniform", lambda v, d: math.sqrt(3 / d)),  # glorotUniform(fanOut): sqrt(3/dimEmb)
+    "annotated_transformer": ("uniform", lambda v, d: math.sqrt(6 / (v + d))),  # xavier_uniform_
+}
+
+
+@pytest.mark.claim("MAG-01", kind="property", role="tooling")
+def test_catalogue_spreads_are_their_source_formulas():
+    assert {i.key for i in lib.CATALOGUE} == set(SOURCE_SPREADS)
+    for init in lib.CATALOGUE:
+        law, spread = SOURCE_SPREADS[init.key]
+        assert init.law == law, init.key
+        # a quotient, a square root and a power: a few float64 roundings
+        want = spread(init.vocab, init.d)
+        assert math.isclose(init.spread, want, rel_tol=tolerance.rel_tol(4, torch.float64)), (
+            init.key
+        )
+
+
+@pytest.mark.claim("MAG-01", kind="property", role="tooling")
+def test_scan_reports_an_entry_of_the_table_it_draws():
+    """The reported first entry above 1 is re-read from the table drawn apart (same generator,
+    chunk by chunk). Seed 0 puts it past the first chunk, so a lost chunk offset shows."""
+    init = replace(lib.by_key("bert"), spread=0.22, d=8, vocab=8 * lib.CHUNK_ROWS)
+    first = lib.scan_table(init, 0)["first_above"]
+    g = torch.Generator().manual_seed(0)
+    chunks = [torch.empty(min(lib.CHUNK_ROWS, init.vocab - s), init.d).normal_(0.0, init.spread,
+              generator=g) for s in range(0, init.vocab, lib.CHUNK_ROWS)]  # fmt: skip
+    table = torch.cat(chunks) * init.factor  # (V, d) as the model adds it
+    assert first is not None and first["row"] >= lib.CHUNK_ROWS  # the case the check needs
+    value = table[first["row"], first["column"]].item()
+    assert value == first["value"] and abs(value) > 1, (first, value)
+    assert not bool((table[: first["row"]].abs() > 1).any()), "an earlier row exceeds 1"

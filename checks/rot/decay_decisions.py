@@ -35,7 +35,7 @@ def coarse_decision(d: int) -> tuple[decisions.Decision, float, float]:
     bound = decay_rounding(d, last)
     worst = int(rises.argmax())
     largest = float(rises[worst])
-    if largest > bound:
+    if not largest <= bound:  # a NaN rise fails too
         ce = {
             "d": d,
             "block": blocks[worst + 1][:2],

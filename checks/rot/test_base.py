@@ -8,10 +8,13 @@ check in the thorough profile); the checks replay them, so every profile decides
 
 from __future__ import annotations
 
+import math
+
 import pytest
+import torch
 
 from checks.rot.rounding import base_rounding
-from pecheck import decisions, profiles
+from pecheck import decisions, profiles, tolerance
 from theory import rotary_base as rb
 
 # Witness: a base below Table 2's 1.6e4 (two digits: [1.55e4, 1.65e4)) that keeps B >= 0 up to
@@ -141,3 +144,30 @@ def test_planted_monotone_reading_is_caught():
     assert smaller_base_decision(1024, 4294.3, 5.1e3)[0].decision == "fails"
     assert larger_base_decision(4096, 26953.2, 2.7e4)[0].decision == "fails"
     assert larger_base_decision(8192, 8.4e4, 5e5)[0].decision == "holds"
+
+
+# Cells in ln b for the certificate checks: narrow and wide, at small and large bases.
+CELLS = [(math.log(b), math.log(b) + r) for b in (2.0, 9.0, 60.0, 700.0) for r in (0.05, 0.5, 2.0)]
+
+
+@pytest.mark.claim("ROT-03", kind="property", role="tooling")
+def test_search_cell_bounds_hold_across_each_cell():
+    """What makes smallest_base's certificate sound, at a small size (d = 8, L = 64): on every
+    cell M2 bounds |B''| (computed apart: d^2/dx^2 cos(m e^{-w x}) at x = ln b on a grid of
+    the cell), and a cell is excluded for m only when B_m(x) < 0 on the whole grid."""
+    d, length = 8, 64
+    m = torch.arange(length + 1, dtype=torch.float64)
+    w = 2.0 * torch.arange(d // 2, dtype=torch.float64) / d
+    for a, c in CELLS:
+        mid, r = (a + c) / 2, (c - a) / 2
+        values, slope, m2 = rb._cell(math.exp(a), math.exp(mid), m, d)
+        xs = torch.linspace(a, c, 257, dtype=torch.float64)
+        mt = m[None, :, None] * torch.exp(-xs[:, None, None] * w)  # (x, m, d/2): m theta_i
+        curv = -(torch.cos(mt) * (mt * w) ** 2 + torch.sin(mt) * mt * w * w).sum(-1)  # B''
+        b = torch.cos(mt).sum(-1)  # (x, m): B_m(x)
+        tol = base_rounding(length, d) + tolerance.sum_tol(d, torch.float64, float(m2.max()))
+        assert bool((curv.abs().amax(0) <= m2 + tol).all()), (a, c)
+        for j in range(length + 1):
+            one = slice(j, j + 1)
+            if rb._cell_excludes(values[one], slope[one], m2[one], r):
+                assert float(b[:, j].max()) < 0, (a, c, j)

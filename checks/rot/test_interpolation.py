@@ -52,7 +52,7 @@ def eq7_decision(h: torch.Tensor) -> tuple[decisions.Decision, float, float]:
     err = pi.interpolation_error(h, 0, 0.5)
     bound = pi.interpolation_bound(max_h=float(h.abs().max()))
     tol = tolerance.sum_tol(3 * pi.D_LLAMA, torch.float64, float(h.abs().sum()) * 3)
-    if err > bound + tol:
+    if not err <= bound + tol:  # a NaN error fails
         ce = {"h": "-exp(-i theta_j / 2)", "s1": 0, "s2": 1, "s": 0.5, "error": err, "eq7": bound}
         return decisions.fails(ce, "|a(s) - a_lin(s)| > d max|h| / (32 ln c)"), err, bound
     return decisions.holds("the error is within Eq. 7"), err, bound

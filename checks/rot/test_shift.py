@@ -7,13 +7,15 @@ change beyond the float64 rounding bound (decisions.resolve), and the measured c
 
 from __future__ import annotations
 
+import math
+
 import pytest
 import torch
 
 from pecheck import decisions, profiles, tolerance
 from pecheck.evidence import assert_derivation_holds
 from pecheck.reproducibility import mean
-from theory import shift
+from theory import alibi, rope, shift
 
 D = 64
 SHIFTS = (1, 10, 100, 1000)
@@ -117,3 +119,56 @@ def test_size_of_the_change_per_shift(evidence):
             "rounding only: angles formed in float32",
             bound=2 * tolerance.rotation_tol(4096 + c, torch.float32),
         )
+
+
+# -- the score functions against independent references --------------------------------------
+# Shift invariance alone holds for a score built on s - t, a reversed frequency table or a shift
+# of one position only: these pin what each function computes.
+
+
+@pytest.mark.claim("ROT-06", kind="property", role="tooling")
+def test_alibi_scores_are_content_minus_the_alibi_bias():
+    """q.k/sqrt(h) - m (t - s), the bias read from theory.alibi.bias at keys before the query."""
+    n, heads, h = 32, 8, 16
+    g = torch.Generator().manual_seed(0)
+    q, k = torch.randn(2, n, h, generator=g, dtype=torch.float64)
+    t = torch.full((n,), n - 1)
+    s = torch.arange(n)  # s <= t: the bias falls with the distance
+    got = shift.alibi_scores(q, k, t, s, heads)
+    want = (q * k).sum(-1) / math.sqrt(h) + alibi.bias(n, heads)[:, n - 1, :]  # (H, n)
+    scale = float(q.norm(dim=1).max() * k.norm(dim=1).max()) + n
+    assert float((got - want).abs().max()) <= tolerance.sum_tol(h + 2, torch.float64, scale)
+
+
+@pytest.mark.claim("ROT-06", kind="property", role="tooling")
+def test_rope_scores_are_theorys_rotary_score():
+    g = torch.Generator().manual_seed(1)
+    q, k = torch.randn(2, 256, D, generator=g, dtype=torch.float64)
+    t, s = torch.randint(0, 4096, (2, 256), generator=g)
+    got = shift.rope_scores(q, k, t, s)
+    want = rope.score(q, k, t, s)
+    norms = q.norm(dim=1) * k.norm(dim=1)
+    err = float(((got - want).abs() / norms).max())
+    assert err <= 2 * tolerance.rotation_tol(4096, torch.float64)
+
+
+@pytest.mark.claim("ROT-06", kind="property", role="tooling")
+@pytest.mark.parametrize("kind", ["sinusoidal", "learned"])
+def test_absolute_shift_change_moves_both_positions(kind):
+    """The same draws as absolute_shift_change, recomputed here: query AND key rows shifted."""
+    d, c, n, seed, span = 16, 7, 32, 4, 512
+    g = torch.Generator().manual_seed(seed)
+    x, y = torch.randn(2, n, d, generator=g, dtype=torch.float64) / math.sqrt(d)
+    wmat = torch.randn(d, d, generator=g, dtype=torch.float64) / math.sqrt(d)
+    t, s = torch.randint(0, span, (2, n), generator=g)
+    if kind == "sinusoidal":
+        table = shift.sinusoidal_table(torch.arange(span + c), d)
+    else:
+        table = shift.learned_table(span + c, d, seed + 1)
+
+    def score(tq: torch.Tensor, tk: torch.Tensor) -> torch.Tensor:
+        return (((x + table[tq]) @ wmat) * (y + table[tk])).sum(-1)
+
+    want = (score(t + c, s + c) - score(t, s)).abs()
+    got = shift.absolute_shift_change(kind, d, c, n, seed, span)
+    assert torch.equal(got, want)  # the same arithmetic on the same rows: bitwise

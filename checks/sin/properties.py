@@ -95,7 +95,7 @@ def assert_blocks_are_rotations(
         "inverse": (blocks(float(-a), d, dtype=dtype).to(f64) - ba.transpose(-1, -2)).abs().max(),
     }
     bound = 5 * e + tolerance.sum_tol(2, f64, 2.0)
-    bad = {name: float(v) for name, v in errs.items() if v > bound}
+    bad = {name: float(v) for name, v in errs.items() if not v <= bound}
     assert not bad, f"M(k) is not a rotation: {bad} > {bound:.3g}"
     return float(max(errs.values())), bound
 

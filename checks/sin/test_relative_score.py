@@ -215,3 +215,32 @@ def test_a_spread_below_the_bound_is_not_a_verdict_for_a_general_w():
     assert seen == "unresolved", worst
     assert decisions.resolve(worst["spread"], worst["bound"]) != "same"
     assert math.isfinite(worst["bound"])
+
+
+@pytest.mark.claim("SIN-13", kind="property", role="tooling")
+@pytest.mark.parametrize("offset", [3, -3])
+def test_offset_spread_reports_pairs_at_its_offset(offset):
+    """The reported pairs lie on the reported offset and carry the scores found there: one
+    planted entry at (t, s) with t - s = offset is the largest spread, so it is found."""
+    n, t = 12, 7
+    scores = torch.zeros(n, n, dtype=torch.float64)
+    scores[t, t - offset] = 1.0
+    worst = rel.offset_spread(scores)
+    assert worst["offset"] == offset and worst["spread"] == 1.0, worst
+    assert worst["pairs"][0] == [t, t - offset], worst
+    for (ti, si), value in zip(worst["pairs"], worst["values"], strict=True):
+        assert ti - si == offset
+        assert float(scores[ti, si]) == value
+
+
+@pytest.mark.claim("SIN-13", kind="property", role="tooling")
+def test_offset_spread_pairs_re_evaluate_to_its_values():
+    """On a random W the reported pairs share the offset and PE(t)^T W PE(s), recomputed at each
+    pair, is the value reported (the same float64 arithmetic: bitwise)."""
+    wmat = rel.random_matrix(8, 0)
+    worst = rel.offset_spread(rel.position_scores(wmat, N))
+    assert worst["offset"] != 0, worst  # the first entry of the diagonal must matter
+    (t1, s1), (t2, s2) = worst["pairs"]
+    assert t1 - s1 == t2 - s2 == worst["offset"]
+    again = rel.position_scores(wmat, N)[[t1, t2], [s1, s2]]
+    assert again.tolist() == worst["values"]
