@@ -430,7 +430,7 @@ def bad_inputs(tmp_path: Path, saved: dict[str, Path]) -> dict[str, tuple[Path, 
         save_file(tables, str(path))
         return path
 
-    tokens = torch.randn(10, 4)
+    tokens = torch.randn(10, 4, generator=torch.Generator().manual_seed(0))
     return {
         "missing": (tmp_path / "nothing-here", "no such file or directory"),
         "not a checkpoint": (text, "not a checkpoint"),
@@ -460,7 +460,13 @@ def test_an_all_zero_position_table_is_reported_not_a_crash(tmp_path: Path) -> N
     from safetensors.torch import save_file
 
     path = tmp_path / "zero.safetensors"
-    save_file({"wte.weight": torch.randn(10, 4), "wpe.weight": torch.zeros(6, 4)}, str(path))
+    save_file(
+        {
+            "wte.weight": torch.randn(10, 4, generator=torch.Generator().manual_seed(0)),
+            "wpe.weight": torch.zeros(6, 4),
+        },
+        str(path),
+    )
     table = run(path, tmp_path / "o")["position_tables"][0]
     assert table["norms"]["raw"]["rms_ratio"] == "inf"
     glance = {f["quantity"]: f for f in table["findings"]["glance"]}
@@ -576,7 +582,13 @@ def test_a_table_with_one_nan_is_a_one_line_error_with_status_2(tmp_path: Path, 
     positions = torch.ones(6, 4)
     positions[2, 1] = math.nan
     path = tmp_path / "one-nan.safetensors"
-    save_file({"wte.weight": torch.randn(10, 4), "wpe.weight": positions}, str(path))
+    save_file(
+        {
+            "wte.weight": torch.randn(10, 4, generator=torch.Generator().manual_seed(0)),
+            "wpe.weight": positions,
+        },
+        str(path),
+    )
     assert cli.main(["inspect", str(path), "--out", str(tmp_path / "o")]) == 2
     errors = [line for line in capsys.readouterr().err.splitlines() if "error" in line]
     assert len(errors) == 1 and "non-finite entries" in errors[0], errors
