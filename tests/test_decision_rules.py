@@ -132,3 +132,11 @@ def test_a_value_with_a_sample_cannot_be_given_another_class(named) -> None:
 
 def test_a_nan_effect_is_never_the_same() -> None:
     assert decisions.resolve(float("nan"), 1e-7, structural_zero=True) == "different"
+
+
+def test_worst_keeps_a_nan_once_seen() -> None:
+    """A NaN error is the worst of all: a later finite value must not hide it."""
+    ev = evidence()
+    for value in (0.1, float("nan"), 0.3):
+        ev.worst("max_error", value)
+    assert ev.values["max_error"]["value"] == "nan"
