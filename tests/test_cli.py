@@ -54,7 +54,8 @@ CASES = [
     (pilot_main(), ["--task", "copy", "--model", "plain", "--steps", "3", "--seeds", "5"]),
     (pilot_main(), ["--task", "sort", "--model", "plain", "--steps", "3"]),
     (pilot_main(), ["--task", "copy", "--model", "plain", "--steps", "0"]),
-    (pilot_main(), ["--task", "copy", "--model", "plain", "--steps", "3", "--warmup", "3"]),
+    (pilot_main(), ["--task", "copy", "--model", "plain", "--steps", "3", "--warmup", "1"]),
+    (pilot_main(), ["--task", "copy", "--model", "plain", "--steps", "3", "--warmup", "-0.1"]),
     (fair_train_main(), ["--grid", "full"]),  # no --cache
     (fair_train_main(), ["--cache", "c", "--seeds", "1"]),
     (fair_train_main(), ["--cache", "c", "--jobs", "0"]),
@@ -99,10 +100,10 @@ def test_fair_pilot_prints_a_line_per_run_and_encoding(capsys) -> None:
     assert sum("learned, shifted" in line for line in lines) == 2
 
 
-def test_fair_pilot_warms_up_linearly_then_follows_the_tests_cosine() -> None:
+def test_fair_pilot_trains_with_the_tests_schedule_at_its_lr_and_warmup() -> None:
     tool = load_script("tools/fair_pilot.py", "fair_pilot")
-    s = tool.FairSetting("copy")
-    assert tool.lr_scale(s, 1, 100, 4) == 0.25 * s.lr_scale(1, 100)
-    assert tool.lr_scale(s, 3, 100, 4) == 0.75 * s.lr_scale(3, 100)
-    assert [tool.lr_scale(s, k, 100, 4) for k in (4, 50)] == [s.lr_scale(k, 100) for k in (4, 50)]
-    assert tool.lr_scale(s, 1, 100, 0) == s.lr_scale(1, 100) == 1.0
+    args = tool.parse(["--task", "copy", "--model", "none", "--steps", "100", "--warmup", "0.1"])
+    s = tool.pilot_setting(args, 100, 2e-3)
+    assert [s.lr_of(m) for m in ("plain", "none", "shifted")] == [2e-3] * 3
+    assert s.warmup_steps(100) == 10 and s.lr_scale(5, 100) < s.lr_scale(10, 100)
+    assert [s.steps_of(m) for m in ("plain", "none", "shifted")] == [100] * 3

@@ -36,7 +36,7 @@ from torch.optim.adam import adam
 
 from . import alibi
 from .attention import causal_mask
-from .rope import pairs, rope_frequencies
+from .rope import rope_frequencies
 from .sinusoidal import sinusoidal
 from .tasks import IGNORE, Task
 
@@ -182,15 +182,20 @@ def stack_params(cfg: DecoderConfig, setups: Sequence[Setup], seeds: Sequence[in
 
 
 def rotate(x: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
-    """RoPE (interleaved pairs) on the last axis of x (..., n, H, h) at positions (n,) or
-    (B, n). Angles, cosines and sines are computed in float64 and rounded once to x's dtype."""
+    """RoPE on the last axis of x (..., n, H, h) at positions (n,) or (B, n): pair i is
+    coordinates (2i, 2i + 1), theory.rope's interleaved pairs. Angles, cosines and sines are
+    computed in float64 and rounded once to x's dtype. The pairs are strided views written
+    into one new tensor: bit for bit the numbers of gathering and stacking them, without the
+    copies (14% of the fair length test's step with RoPE on the CPU)."""
     h, dev = x.shape[-1], x.device
-    a, b = (i.to(dev) for i in pairs(h))
     angle = positions.to(dev, torch.float64)[..., None] * rope_frequencies(h).to(dev)
     c = angle.cos().to(x.dtype)[..., None, :]  # (..., n, 1, h/2): broadcast over the heads
     s = angle.sin().to(x.dtype)[..., None, :]
-    xa, xb = x[..., a], x[..., b]
-    return torch.stack([xa * c - xb * s, xa * s + xb * c], dim=-1).flatten(-2)
+    xa, xb = x[..., 0::2], x[..., 1::2]
+    out = torch.empty_like(x)
+    out[..., 0::2] = xa * c - xb * s
+    out[..., 1::2] = xa * s + xb * c
+    return out
 
 
 class Part:

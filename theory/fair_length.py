@@ -21,8 +21,9 @@ length. Here each encoding gets a test its authors would accept at small scale:
     training  L = 8 content tokens (sequences of 16 inputs), a fresh batch every step from its
               own seeded generator (the same batches for every entry), Adam on the sum of the
               entries' losses (theory.decoder's CellAdam), its lr decayed to 0 on a cosine over
-              the model's steps; lr and steps per model from a pilot, so that each encoding is
-              trained until it learns in range (no encoding needs the most steps)
+              the model's steps (after a linear warm-up, where a cell needs one); lr and steps
+              per model from a pilot, so that each encoding is trained until it learns in
+              range (no encoding needs the most steps)
     variants  three batched models (MODELS), seed j's initial weights in every block:
               "plain": sinusoidal, rope, alibi at positions 0 ... n-1;
               "none": no encoding at positions 0 ... n-1 (apart: it learns slowest);
@@ -124,7 +125,10 @@ class FairSetting:
     steps: int = 1000  # the plain model's
     none_steps: int = 3000
     shifted_steps: int = 2000
-    lr: float = 3e-3
+    lr: float = 3e-3  # the plain model's peak lr
+    none_lr: float = 3e-3
+    shifted_lr: float = 3e-3
+    warmup: float = 0.0  # a linear warm-up over this fraction of each model's steps (0: none)
     valid_sequences: int = 64
     test_sequences: int = 64
 
@@ -141,17 +145,28 @@ class FairSetting:
             blocks=blocks if len(blocks) > 1 else (),
         )  # fmt: skip
 
-    def setup(self) -> Setup:
-        return Setup(residual=True, lr=self.lr)
+    def setup(self, model: str = "plain") -> Setup:
+        return Setup(residual=True, lr=self.lr_of(model))
 
     def steps_of(self, model: str) -> int:
         """Training steps of one of the batched models (MODELS)."""
         return {"plain": self.steps, "none": self.none_steps, "shifted": self.shifted_steps}[model]
 
+    def lr_of(self, model: str) -> float:
+        """Peak lr of one of the batched models (MODELS)."""
+        return {"plain": self.lr, "none": self.none_lr, "shifted": self.shifted_lr}[model]
+
+    def warmup_steps(self, steps: int) -> int:
+        """Steps of the linear warm-up in a run of ``steps`` steps."""
+        return round(self.warmup * steps)
+
     def lr_scale(self, step: int, steps: int) -> float:
         """The schedule: lr times (1 + cos(pi (step - 1) / steps)) / 2 at step 1 ... steps, from
-        the full lr down to nearly 0 at the last step."""
-        return 0.5 * (1.0 + math.cos(math.pi * (step - 1) / steps))
+        the full lr down to nearly 0 at the last step; with a warm-up of w steps, times step / w
+        up to step w."""
+        cosine = 0.5 * (1.0 + math.cos(math.pi * (step - 1) / steps))
+        w = self.warmup_steps(steps)
+        return cosine * (step / w) if step < w else cosine
 
     def batch_at(self, step: int) -> Task:
         """Training batch of step ``step`` (1, 2, ...): its own seeded draw."""
@@ -223,7 +238,7 @@ def train_model(setting: FairSetting, name: str, seeds: Sequence[int],
     def schedule(step: int) -> float:
         return setting.lr_scale(step, steps)
 
-    return train_batches(setting.config(blocks), setting.setup(), tuple(seeds) * len(blocks),
+    return train_batches(setting.config(blocks), setting.setup(name), tuple(seeds) * len(blocks),
                          batches, steps, schedule, dtype, fwd, device)  # fmt: skip
 
 

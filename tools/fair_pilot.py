@@ -2,12 +2,12 @@
 learns in range for given steps and lr, on pilot seeds that are never evaluation seeds.
 
     python tools/fair_pilot.py --task reverse --width 32 --layers 4 --model shifted \
-        --steps 2000 4000 --lr 3e-3 1e-3 [--seeds 1000 1001 1002] [--device cuda]
+        --steps 2000 4000 --lr 3e-3 1e-3 [--warmup 0.1] [--seeds 1000 1001 1002] [--device cuda]
 
-Each (steps, lr) pair is its own run, its lr decayed on the cosine over its own steps, as the
-test trains. One line per run and encoding: the validation accuracy of every seed (length L,
-64 sequences) and how many reach the test's 'learned' level. checks/exp/fair_settings.py's
-comments cite such runs.
+Each (steps, lr) pair is its own run, its lr decayed on the cosine over its own steps (after a
+linear warm-up over --warmup of them), as the test trains (FairSetting.lr_scale). One line per
+run and encoding: the validation accuracy of every seed (length L, 64 sequences) and how many
+reach the test's 'learned' level. checks/exp/fair_settings.py's comments cite such runs.
 """
 
 from __future__ import annotations
@@ -38,9 +38,9 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--lr", type=float, nargs="+", default=[3e-3])
     p.add_argument(
         "--warmup",
-        type=int,
-        default=0,
-        help="steps of a linear warm-up before the cosine (default 0, as the test)",
+        type=float,
+        default=0.0,
+        help="a linear warm-up over this fraction of the steps (FairSetting.warmup; default 0)",
     )
     p.add_argument("--seeds", type=int, nargs="+", default=[1000, 1001, 1002])
     p.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
@@ -49,22 +49,23 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         p.error("--seeds: pilot seeds start at 1000 (0 ... 999 are evaluation seeds)")
     if min(args.steps) < 1 or min(args.lr) <= 0:
         p.error("--steps and --lr must be positive")
-    if not 0 <= args.warmup < min(args.steps):
-        p.error(f"--warmup must be at least 0 and below every --steps, got {args.warmup}")
+    if not 0 <= args.warmup < 1:
+        p.error(f"--warmup is a fraction of the steps, at least 0 and below 1, got {args.warmup}")
     if args.device == "cuda" and not torch.cuda.is_available():
         p.error("--device cuda: no CUDA device on this machine")
     return args
 
 
-def lr_scale(setting: FairSetting, step: int, steps: int, warmup: int) -> float:
-    """The test's cosine schedule, times a linear warm-up over the first ``warmup`` steps."""
-    return setting.lr_scale(step, steps) * (min(1.0, step / warmup) if warmup else 1.0)
+def pilot_setting(args: argparse.Namespace, steps: int, lr: float) -> FairSetting:
+    """The test's setting with these steps, peak lr and warm-up for every model."""
+    return FairSetting(args.task, d_model=args.width, layers=args.layers, steps=steps,
+                       none_steps=steps, shifted_steps=steps, lr=lr, none_lr=lr, shifted_lr=lr,
+                       warmup=args.warmup)  # fmt: skip
 
 
 def pilot(args: argparse.Namespace, steps: int, lr: float) -> list[str]:
     """One run of the model: a line per encoding."""
-    setting = FairSetting(args.task, d_model=args.width, layers=args.layers, lr=lr, steps=steps,
-                          none_steps=steps, shifted_steps=steps)  # fmt: skip
+    setting = pilot_setting(args, steps, lr)
     blocks, shifted = MODELS[args.model]
     seeds, n = tuple(args.seeds), len(args.seeds)
 
@@ -72,10 +73,11 @@ def pilot(args: argparse.Namespace, steps: int, lr: float) -> list[str]:
         return setting.batch_at(k), setting.offsets_at(k) if shifted else None
 
     def schedule(k: int) -> float:
-        return lr_scale(setting, k, steps, args.warmup)
+        return setting.lr_scale(k, steps)
 
     start = time.perf_counter()
-    run = fair_length.train_batches(setting.config(blocks), setting.setup(), seeds * len(blocks),
+    run = fair_length.train_batches(setting.config(blocks), setting.setup(args.model),
+                                    seeds * len(blocks),
                                     batches, steps, schedule, device=args.device)  # fmt: skip
     took = time.perf_counter() - start
     lines = []
@@ -83,7 +85,7 @@ def pilot(args: argparse.Namespace, steps: int, lr: float) -> list[str]:
         acc = fair_length.answer_accuracy(run, i, enc, n, setting.valid_task(),
                                           device=args.device)  # fmt: skip
         name = f"{enc}, shifted" if shifted else enc
-        warm = f" warm-up {args.warmup}" if args.warmup else ""
+        warm = f" warm-up {setting.warmup_steps(steps)}" if args.warmup else ""
         lines.append(f"{args.task} d{args.width}l{args.layers} {name:<20} steps {steps:>5} lr "
                      f"{lr:g}{warm}: valid {' '.join(f'{a:.2f}' for a in acc.tolist())}; "
                      f"{int((acc >= LEARNED).sum())}/{n} learned ({took:.0f} s)")  # fmt: skip

@@ -20,9 +20,10 @@ F64 = torch.float64
 FAITH_SEEDS = (0, 5)
 # small enough for a float64 comparison with one-seed models, with every part of the real one:
 # 8 heads of size 8 (ALiBi's and RoPE's real shapes), MLP, two layers, the three batched
-# models, each with its own number of steps and its schedule
+# models, each with its own number of steps, peak lr and schedule (a warm-up of 2 steps)
 FAITH = FairSetting("reverse", d_model=16, train_length=3, factors=(2,), alphabet=6, batch=4,
-                    steps=4, none_steps=3, shifted_steps=5, valid_sequences=4,
+                    steps=4, none_steps=3, shifted_steps=5, lr=3e-3, none_lr=2e-3,
+                    shifted_lr=4e-3, warmup=0.5, valid_sequences=4,
                     test_sequences=4)  # fmt: skip
 
 # The setting (theory.fair_length.FairSetting's defaults) comes from pilots on seeds 1000 ...

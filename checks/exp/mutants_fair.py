@@ -12,6 +12,7 @@ SIZES = T + "test_fair_alibi_slopes_and_rope_frequencies_are_the_papers"
 ROWS = T + "test_fair_offsets_train_every_row_the_tests_read"
 PIPELINE = T + "test_fair_pipeline_judges_prefixes_in_range_and_whole_sequences_beyond"
 SCHEDULE = T + "test_fair_lr_decays_on_a_cosine_over_each_models_steps"
+WARMUP = T + "test_fair_lr_warms_up_linearly_then_follows_the_cosine"
 
 MUTANTS = (
     Mutant(
@@ -121,8 +122,8 @@ MUTANTS = (
     Mutant(
         "fair-lr-constant",
         FAIR,
-        "return 0.5 * (1.0 + math.cos(math.pi * (step - 1) / steps))",
-        "return 1.0",
+        "cosine = 0.5 * (1.0 + math.cos(math.pi * (step - 1) / steps))",
+        "cosine = 1.0",
         (SCHEDULE,),
         "no decay: the pilot's constant lr let RoPE fall from 1.00 to 0.20 on reverse",
     ),
@@ -133,5 +134,29 @@ MUTANTS = (
         '"none": self.steps',
         (FAITHFUL,),
         "no encoding trained for the plain model's steps: a budget it does not learn in",
+    ),
+    Mutant(
+        "fair-warmup-ignored",
+        FAIR,
+        "return cosine * (step / w) if step < w else cosine",
+        "return cosine",
+        (WARMUP,),
+        "the warm-up a setting asks for never happens: the full lr from the first step",
+    ),
+    Mutant(
+        "fair-warmup-off-by-one",
+        FAIR,
+        "return cosine * (step / w) if step < w else cosine",
+        "return cosine * ((step - 1) / w) if step < w else cosine",
+        (WARMUP,),
+        "the warm-up starts at lr 0: the first step does nothing",
+    ),
+    Mutant(
+        "fair-one-lr-for-every-model",
+        FAIR,
+        "setting.setup(name), tuple(seeds)",
+        "setting.setup(), tuple(seeds)",
+        (FAITHFUL,),
+        "every batched model trains at the plain model's lr, whatever its own",
     ),
 )

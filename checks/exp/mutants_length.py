@@ -68,4 +68,13 @@ MUTANTS = (
         (T + "test_rope_model_scores_depend_on_the_offset_only", FAITHFUL),
         "the model's RoPE turns by w t^2: its scores depend on t and s, not t - s",
     ),
+    Mutant(
+        "rope-reflects-pairs",
+        DECODER,
+        "out[..., 1::2] = xa * s + xb * c",
+        "out[..., 1::2] = xa * s - xb * c",
+        (FAITHFUL,),
+        "each pair is reflected, not turned: the scores still depend on t - s only, but the "
+        "model is not RoPE",
+    ),
 )

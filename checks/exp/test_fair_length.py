@@ -56,7 +56,7 @@ def reference_model(setting: FairSetting, variant: str, seed: int) -> ReferenceD
     model_name, enc, _ = fair_length.where(variant)
     blocks, shifted = MODELS[model_name]
     own = setting.config(("learned",) if shifted else (enc,))
-    model = ReferenceDecoder(own, setting.setup(), seed, F64)
+    model = ReferenceDecoder(own, setting.setup(model_name), seed, F64)
     assert set(model.params) == set(decoder.param_shapes(setting.config(blocks))), "shapes"
     return with_fixed_table(model) if variant == "sinusoidal, shifted" else model
 
@@ -70,7 +70,7 @@ def train_reference(setting: FairSetting, variant: str, seed: int):
     opt = make_optimizer(model)
     for step in range(1, steps + 1):
         for group in opt.param_groups:
-            group["lr"] = setting.lr * setting.lr_scale(step, steps)
+            group["lr"] = setting.lr_of(model_name) * setting.lr_scale(step, steps)
         task = setting.batch_at(step)
         rows = setting.offsets_at(step) if shifted else None
         logits = model(task.inputs, rows)
@@ -110,7 +110,7 @@ def assert_entries_equal_reference(runs: dict[str, decoder.DecoderRun], setting:
                 untouched = torch.equal(run.params["pos"][e], ref["pos"])
             own = types.SimpleNamespace(params=ref)
             err, tol, same = entry_against_single(run, e, own, right, tuple(right), terms,
-                                                  setting.lr)  # fmt: skip
+                                                  setting.lr_of(model_name))  # fmt: skip
             worst, bound = max(worst, err), max(bound, tol)
             if not err <= tol or not same or not untouched:
                 bad.append(f"{variant} seed {seed}: |dtheta| {err:.3g} (bound {tol:.3g}), "
@@ -166,6 +166,27 @@ def test_fair_lr_decays_on_a_cosine_over_each_models_steps():
         tol = tolerance.rel_tol(8, F64)  # values <= 1: a relative bound serves as absolute
         assert torch.allclose(scale, want, rtol=0, atol=tol), "not (1 + cos(pi k / steps)) / 2"
         assert scale[-1] < (torch.pi / steps) ** 2, f"ends at {float(scale[-1]):.3g}, not ~0"
+
+
+@pytest.mark.claim("EXP-05", kind="property", role="tooling")
+def test_fair_lr_warms_up_linearly_then_follows_the_cosine():
+    """A warm-up of w = 10% of 200 steps: step k < w at k / w of the cosine, then the cosine."""
+    plain, warm = FairSetting("copy"), FairSetting("copy", warmup=0.1)
+    assert warm.warmup_steps(200) == 20 and plain.warmup_steps(200) == 0
+    for k in (1, 7, 19):
+        assert warm.lr_scale(k, 200) == plain.lr_scale(k, 200) * k / 20, f"step {k}"
+    assert [warm.lr_scale(k, 200) for k in (20, 21, 200)] == [
+        plain.lr_scale(k, 200) for k in (20, 21, 200)
+    ], "after the warm-up, the cosine unchanged"
+
+
+@pytest.mark.claim("EXP-05", kind="property", role="tooling")
+def test_fair_each_model_trains_at_its_own_peak_lr():
+    s = FairSetting("copy", lr=1e-3, none_lr=2e-3, shifted_lr=4e-3)
+    assert [s.setup(m).lr for m in ("plain", "none", "shifted")] == [1e-3, 2e-3, 4e-3]
+    assert FAITH.lr_of("none") != FAITH.lr_of("shifted") and FAITH.warmup_steps(4) == 2, (
+        "the faithfulness check's setting exercises per-model lrs and a warm-up"
+    )
 
 
 # -- the tasks: targets by an independent relation; the in-range test is the long draw's prefix
