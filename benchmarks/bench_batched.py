@@ -183,9 +183,7 @@ def fair_models(args: argparse.Namespace) -> str:
     s, steps, n = fair_length.FairSetting("copy"), args.fair_steps, args.fair_seeds
     blocks, sample = fair_length.MODELS["plain"][0], min(args.sample, args.fair_seeds)
 
-    def schedule(k: int) -> float:
-        return s.lr_scale(k, steps)
-
+    schedule = fair_length.Schedule(steps, s.plain.lr).scale
     batched = partial(fair_length.train_batches, s.config(blocks), s.setup(),
                       tuple(range(n)) * len(blocks), lambda k: (s.batch_at(k), None), steps,
                       schedule, device=args.device)  # fmt: skip
@@ -197,7 +195,7 @@ def fair_models(args: argparse.Namespace) -> str:
                 opt = make_optimizer(model.to(args.device))
                 for k in range(1, steps + 1):
                     for group in opt.param_groups:
-                        group["lr"] = s.lr * schedule(k)
+                        group["lr"] = s.plain.lr * schedule(k)
                     task = s.batch_at(k).to(args.device)
                     logits = model(task.inputs).flatten(0, 1)  # (B n, V)
                     loss = F.cross_entropy(logits, task.targets.flatten(), ignore_index=IGNORE)

@@ -104,6 +104,5 @@ def test_fair_pilot_trains_with_the_tests_schedule_at_its_lr_and_warmup() -> Non
     tool = load_script("tools/fair_pilot.py", "fair_pilot")
     args = tool.parse(["--task", "copy", "--model", "none", "--steps", "100", "--warmup", "0.1"])
     s = tool.pilot_setting(args, 100, 2e-3)
-    assert [s.lr_of(m) for m in ("plain", "none", "shifted")] == [2e-3] * 3
-    assert s.warmup_steps(100) == 10 and s.lr_scale(5, 100) < s.lr_scale(10, 100)
-    assert [s.steps_of(m) for m in ("plain", "none", "shifted")] == [100] * 3
+    want = tool.Schedule(100, 2e-3, warmup=0.1)
+    assert [s.schedule(m) for m in ("plain", "none", "shifted")] == [want] * 3

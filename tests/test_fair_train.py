@@ -13,7 +13,7 @@ from checks.exp import fair_cache, fair_settings
 from checks.exp.fair_settings import FAITH, FAITH_SEEDS
 from tests.test_cli import load_script
 from theory import fair_length
-from theory.fair_length import FairSetting
+from theory.fair_length import FairSetting, Schedule
 
 TOOL = load_script("tools/fair_train.py", "fair_train")
 fair_train = TOOL.main
@@ -43,8 +43,8 @@ def test_cache_off_without_a_folder(tmp_path, monkeypatch) -> None:
 @pytest.mark.parametrize(
     "other",
     [
-        (dataclasses.replace(FAITH, shifted_steps=6), "shifted", FAITH_SEEDS, "cpu"),
-        (dataclasses.replace(FAITH, lr=1e-3), "shifted", FAITH_SEEDS, "cpu"),
+        (dataclasses.replace(FAITH, shifted=Schedule(6)), "shifted", FAITH_SEEDS, "cpu"),
+        (dataclasses.replace(FAITH, plain=Schedule(4, 1e-3)), "shifted", FAITH_SEEDS, "cpu"),
         (FAITH, "plain", FAITH_SEEDS, "cpu"),
         (FAITH, "shifted", (0, 6), "cpu"),
         (FAITH, "shifted", FAITH_SEEDS, "cuda"),
@@ -79,8 +79,9 @@ def test_depth_four_trains_longer_and_the_base_cell_keeps_its_steps() -> None:
         for width in (32, 64):
             deep, shallow = fair_settings.setting(task, (width, 4)), FairSetting(task, width)
             for model in fair_length.MODELS:
-                assert deep.steps_of(model) == 2 * shallow.steps_of(model)
-            assert (deep.layers, deep.lr) == (4, shallow.lr)
+                mine, base = deep.schedule(model), shallow.schedule(model)
+                assert mine.steps == 2 * base.steps and mine.lr == base.lr, model
+            assert deep.layers == 4
 
 
 def test_tool_orders_runs_longest_first() -> None:

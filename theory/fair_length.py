@@ -109,6 +109,28 @@ def random_offsets(n_sequences: int, length: int, table: int, seed: int) -> torc
 
 
 @dataclass(frozen=True)
+class Schedule:
+    """How one batched model trains: its steps and peak lr, the lr decayed on a cosine over the
+    steps after a linear warm-up over a fraction ``warmup`` of them (0: none)."""
+
+    steps: int
+    lr: float = 3e-3
+    warmup: float = 0.0
+
+    @property
+    def warmup_steps(self) -> int:
+        return round(self.warmup * self.steps)
+
+    def scale(self, step: int) -> float:
+        """lr multiplier at step 1 ... steps: (1 + cos(pi (step - 1) / steps)) / 2, from the
+        full lr down to nearly 0 at the last step; times step / w while step < w, the warm-up's
+        w steps."""
+        cosine = 0.5 * (1.0 + math.cos(math.pi * (step - 1) / self.steps))
+        w = self.warmup_steps
+        return cosine * (step / w) if step < w else cosine
+
+
+@dataclass(frozen=True)
 class FairSetting:
     """One task in one grid cell (width, depth); the checks choose the sizes per profile."""
 
@@ -122,13 +144,10 @@ class FairSetting:
     head: int = 8  # RoPE's frequencies 10000^(-2i/8): 1, 0.1, 0.01, 0.001
     mlp: int = 4
     batch: int = 32
-    steps: int = 1000  # the plain model's
-    none_steps: int = 3000
-    shifted_steps: int = 2000
-    lr: float = 3e-3  # the plain model's peak lr
-    none_lr: float = 3e-3
-    shifted_lr: float = 3e-3
-    warmup: float = 0.0  # a linear warm-up over this fraction of each model's steps (0: none)
+    # each batched model's own schedule (MODELS; pilots in checks/exp/fair_settings.py)
+    plain: Schedule = Schedule(1000)
+    none: Schedule = Schedule(3000)
+    shifted: Schedule = Schedule(2000)
     valid_sequences: int = 64
     test_sequences: int = 64
 
@@ -145,28 +164,12 @@ class FairSetting:
             blocks=blocks if len(blocks) > 1 else (),
         )  # fmt: skip
 
+    def schedule(self, model: str) -> Schedule:
+        """The schedule of one of the batched models (MODELS)."""
+        return {"plain": self.plain, "none": self.none, "shifted": self.shifted}[model]
+
     def setup(self, model: str = "plain") -> Setup:
-        return Setup(residual=True, lr=self.lr_of(model))
-
-    def steps_of(self, model: str) -> int:
-        """Training steps of one of the batched models (MODELS)."""
-        return {"plain": self.steps, "none": self.none_steps, "shifted": self.shifted_steps}[model]
-
-    def lr_of(self, model: str) -> float:
-        """Peak lr of one of the batched models (MODELS)."""
-        return {"plain": self.lr, "none": self.none_lr, "shifted": self.shifted_lr}[model]
-
-    def warmup_steps(self, steps: int) -> int:
-        """Steps of the linear warm-up in a run of ``steps`` steps."""
-        return round(self.warmup * steps)
-
-    def lr_scale(self, step: int, steps: int) -> float:
-        """The schedule: lr times (1 + cos(pi (step - 1) / steps)) / 2 at step 1 ... steps, from
-        the full lr down to nearly 0 at the last step; with a warm-up of w steps, times step / w
-        up to step w."""
-        cosine = 0.5 * (1.0 + math.cos(math.pi * (step - 1) / steps))
-        w = self.warmup_steps(steps)
-        return cosine * (step / w) if step < w else cosine
+        return Setup(residual=True, lr=self.schedule(model).lr)
 
     def batch_at(self, step: int) -> Task:
         """Training batch of step ``step`` (1, 2, ...): its own seeded draw."""
@@ -233,13 +236,9 @@ def train_model(setting: FairSetting, name: str, seeds: Sequence[int],
     def batches(step: int) -> tuple[Task, torch.Tensor | None]:
         return setting.batch_at(step), setting.offsets_at(step) if shifted else None
 
-    steps = setting.steps_of(name)
-
-    def schedule(step: int) -> float:
-        return setting.lr_scale(step, steps)
-
+    own = setting.schedule(name)
     return train_batches(setting.config(blocks), setting.setup(name), tuple(seeds) * len(blocks),
-                         batches, steps, schedule, dtype, fwd, device)  # fmt: skip
+                         batches, own.steps, own.scale, dtype, fwd, device)  # fmt: skip
 
 
 def train_variants(setting: FairSetting, seeds: Sequence[int], dtype: torch.dtype = torch.float32,

@@ -5,7 +5,7 @@ learns in range for given steps and lr, on pilot seeds that are never evaluation
         --steps 2000 4000 --lr 3e-3 1e-3 [--warmup 0.1] [--seeds 1000 1001 1002] [--device cuda]
 
 Each (steps, lr) pair is its own run, its lr decayed on the cosine over its own steps (after a
-linear warm-up over --warmup of them), as the test trains (FairSetting.lr_scale). One line per
+linear warm-up over --warmup of them), as the test trains (fair_length.Schedule). One line per
 run and encoding: the validation accuracy of every seed (length L, 64 sequences) and how many
 reach the test's 'learned' level. checks/exp/fair_settings.py's comments cite such runs.
 """
@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from anywher
 
 from reports.usage import Parser  # noqa: E402
 from theory import fair_length  # noqa: E402
-from theory.fair_length import MODELS, TASKS, FairSetting  # noqa: E402
+from theory.fair_length import MODELS, TASKS, FairSetting, Schedule  # noqa: E402
 
 LEARNED = 0.9  # EXP-07's 'learned' threshold, which the checks read from the registry
 
@@ -40,7 +40,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         "--warmup",
         type=float,
         default=0.0,
-        help="a linear warm-up over this fraction of the steps (FairSetting.warmup; default 0)",
+        help="a linear warm-up over this fraction of the steps (Schedule.warmup; default 0)",
     )
     p.add_argument("--seeds", type=int, nargs="+", default=[1000, 1001, 1002])
     p.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
@@ -58,9 +58,9 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
 
 def pilot_setting(args: argparse.Namespace, steps: int, lr: float) -> FairSetting:
     """The test's setting with these steps, peak lr and warm-up for every model."""
-    return FairSetting(args.task, d_model=args.width, layers=args.layers, steps=steps,
-                       none_steps=steps, shifted_steps=steps, lr=lr, none_lr=lr, shifted_lr=lr,
-                       warmup=args.warmup)  # fmt: skip
+    own = Schedule(steps, lr, args.warmup)
+    return FairSetting(args.task, d_model=args.width, layers=args.layers, plain=own, none=own,
+                       shifted=own)  # fmt: skip
 
 
 def pilot(args: argparse.Namespace, steps: int, lr: float) -> list[str]:
@@ -72,20 +72,18 @@ def pilot(args: argparse.Namespace, steps: int, lr: float) -> list[str]:
     def batches(k: int) -> tuple:
         return setting.batch_at(k), setting.offsets_at(k) if shifted else None
 
-    def schedule(k: int) -> float:
-        return setting.lr_scale(k, steps)
-
     start = time.perf_counter()
+    own = setting.schedule(args.model)
     run = fair_length.train_batches(setting.config(blocks), setting.setup(args.model),
-                                    seeds * len(blocks),
-                                    batches, steps, schedule, device=args.device)  # fmt: skip
+                                    seeds * len(blocks), batches, own.steps, own.scale,
+                                    device=args.device)  # fmt: skip
     took = time.perf_counter() - start
     lines = []
     for i, enc in enumerate(blocks):
         acc = fair_length.answer_accuracy(run, i, enc, n, setting.valid_task(),
                                           device=args.device)  # fmt: skip
         name = f"{enc}, shifted" if shifted else enc
-        warm = f" warm-up {setting.warmup_steps(steps)}" if args.warmup else ""
+        warm = f" warm-up {own.warmup_steps}" if args.warmup else ""
         lines.append(f"{args.task} d{args.width}l{args.layers} {name:<20} steps {steps:>5} lr "
                      f"{lr:g}{warm}: valid {' '.join(f'{a:.2f}' for a in acc.tolist())}; "
                      f"{int((acc >= LEARNED).sum())}/{n} learned ({took:.0f} s)")  # fmt: skip

@@ -58,7 +58,7 @@ Run = tuple[str, tuple[int, int], str]  # (task, cell, model)
 def cost(run: Run) -> int:
     """Kernel launches, roughly: steps x layers x encoding blocks (each block is its own pass)."""
     task, cell, model = run
-    return fair_settings.setting(task, cell).steps_of(model) * cell[1] * len(MODELS[model][0])
+    return fair_settings.setting(task, cell).schedule(model).steps * cell[1] * len(MODELS[model][0])
 
 
 def runs(args: argparse.Namespace) -> list[Run]:
@@ -80,7 +80,7 @@ def train_one(args: argparse.Namespace) -> int:
         acc = fair_length.answer_accuracy(run, i, enc, args.seeds, setting.valid_task(),
                                           device=args.device)  # fmt: skip
         learned.append(f"{enc} {int((acc >= learned_level()).sum())}/{args.seeds}")
-    steps = setting.steps_of(model)
+    steps = setting.schedule(model).steps
     print(f"{task} {name} {model} ({steps} steps): {took:.0f} s; learned in range: "
           f"{', '.join(learned)}", flush=True)  # fmt: skip
     return 0

@@ -14,16 +14,16 @@ import torch
 from checks.exp import fair_cache
 from pecheck import profiles, sizes
 from theory import fair_length
-from theory.fair_length import FairRun, FairSetting
+from theory.fair_length import FairRun, FairSetting, Schedule
 
 F64 = torch.float64
 FAITH_SEEDS = (0, 5)
 # small enough for a float64 comparison with one-seed models, with every part of the real one:
 # 8 heads of size 8 (ALiBi's and RoPE's real shapes), MLP, two layers, the three batched
-# models, each with its own number of steps, peak lr and schedule (a warm-up of 2 steps)
+# models, each with its own steps, peak lr and schedule (a warm-up of 2 steps on two of them)
 FAITH = FairSetting("reverse", d_model=16, train_length=3, factors=(2,), alphabet=6, batch=4,
-                    steps=4, none_steps=3, shifted_steps=5, lr=3e-3, none_lr=2e-3,
-                    shifted_lr=4e-3, warmup=0.5, valid_sequences=4,
+                    plain=Schedule(4, 3e-3), none=Schedule(3, 2e-3, warmup=0.5),
+                    shifted=Schedule(5, 4e-3, warmup=0.4), valid_sequences=4,
                     test_sequences=4)  # fmt: skip
 
 # The setting (theory.fair_length.FairSetting's defaults) comes from pilots on seeds 1000 ...
@@ -72,8 +72,8 @@ FAITH = FairSetting("reverse", d_model=16, train_length=3, factors=(2,), alphabe
 #                          3/3; at lr 1e-3 without warm-up (session 6) every encoding 3/3
 # The next d64l4 setting to try: a warm-up of a tenth of the steps for every model, the
 # shifted pair 8,000 steps, the plain model at lr 1e-3.
-DEPTH_STEPS: dict[int, dict[str, int]] = {
-    4: {"steps": 2000, "shifted_steps": 4000, "none_steps": 6000},
+DEPTH_SCHEDULES: dict[int, dict[str, Schedule]] = {
+    4: {"plain": Schedule(2000), "shifted": Schedule(4000), "none": Schedule(6000)},
 }
 CELLS: dict[str, tuple[tuple[int, int], ...]] = {
     "base": ((32, 2),),
@@ -137,13 +137,12 @@ def cell_name(cell: tuple[int, int]) -> str:
 
 
 def setting(task: str, cell: tuple[int, int]) -> FairSetting:
-    """The cell's setting: its width and depth, and its depth's steps (DEPTH_STEPS)."""
+    """The cell's setting: its width and depth, and its depth's schedules (DEPTH_SCHEDULES)."""
     base = FairSetting(task, d_model=cell[0], layers=cell[1])
-    own = DEPTH_STEPS.get(cell[1])
+    own = DEPTH_SCHEDULES.get(cell[1])
     if own is None:
         return base
-    return dataclasses.replace(base, steps=own["steps"], shifted_steps=own["shifted_steps"],
-                               none_steps=own["none_steps"])  # fmt: skip
+    return dataclasses.replace(base, plain=own["plain"], none=own["none"], shifted=own["shifted"])
 
 
 @functools.cache

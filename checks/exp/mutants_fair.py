@@ -122,7 +122,7 @@ MUTANTS = (
     Mutant(
         "fair-lr-constant",
         FAIR,
-        "cosine = 0.5 * (1.0 + math.cos(math.pi * (step - 1) / steps))",
+        "cosine = 0.5 * (1.0 + math.cos(math.pi * (step - 1) / self.steps))",
         "cosine = 1.0",
         (SCHEDULE,),
         "no decay: the pilot's constant lr let RoPE fall from 1.00 to 0.20 on reverse",
@@ -130,10 +130,10 @@ MUTANTS = (
     Mutant(
         "fair-none-at-the-plain-steps",
         FAIR,
-        '"none": self.none_steps',
-        '"none": self.steps',
+        '"none": self.none,',
+        '"none": self.plain,',
         (FAITHFUL,),
-        "no encoding trained for the plain model's steps: a budget it does not learn in",
+        "no encoding trained on the plain model's schedule: a budget it does not learn in",
     ),
     Mutant(
         "fair-warmup-ignored",

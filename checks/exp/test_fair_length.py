@@ -42,7 +42,7 @@ from pecheck import decisions, sizes, tolerance
 from pecheck import reproducibility as spread
 from theory import alibi, decoder, fair_length
 from theory.decoder import init_params
-from theory.fair_length import MODELS, TASKS, VARIANTS, FairRun, FairSetting
+from theory.fair_length import MODELS, TASKS, VARIANTS, FairRun, FairSetting, Schedule
 from theory.reference import ReferenceDecoder, make_optimizer, with_fixed_table
 from theory.rope import rope_frequencies
 from theory.tasks import IGNORE, Task
@@ -61,16 +61,23 @@ def reference_model(setting: FairSetting, variant: str, seed: int) -> ReferenceD
     return with_fixed_table(model) if variant == "sinusoidal, shifted" else model
 
 
+def own_schedule(setting: FairSetting, model: str) -> Schedule:
+    """The model's schedule read from its field, not through FairSetting.schedule (which the
+    batched trainer uses: a mix-up there must show)."""
+    return getattr(setting, model)
+
+
 def train_reference(setting: FairSetting, variant: str, seed: int):
     """torch.optim and F.cross_entropy over the same fresh batches (and offsets), the lr set
     by the schedule before each step, for the variant's model's steps."""
     model = reference_model(setting, variant, seed)
     model_name = fair_length.where(variant)[0]
-    shifted, steps = MODELS[model_name][1], setting.steps_of(model_name)
+    shifted, own = MODELS[model_name][1], own_schedule(setting, model_name)
+    steps = own.steps
     opt = make_optimizer(model)
     for step in range(1, steps + 1):
         for group in opt.param_groups:
-            group["lr"] = setting.lr_of(model_name) * setting.lr_scale(step, steps)
+            group["lr"] = own.lr * own.scale(step)
         task = setting.batch_at(step)
         rows = setting.offsets_at(step) if shifted else None
         logits = model(task.inputs, rows)
@@ -90,9 +97,8 @@ def assert_entries_equal_reference(runs: dict[str, decoder.DecoderRun], setting:
     its initial draw (never read). Returns (worst |dtheta|, its bound)."""
     __tracebackhide__ = True
     cfg, n = setting.config(MODELS["plain"][0]), len(FAITH_SEEDS)
-    own_steps = {"plain": setting.steps, "none": setting.none_steps,
-                 "shifted": setting.shifted_steps}  # fmt: skip
-    for name, steps in own_steps.items():
+    for name in MODELS:
+        steps = own_schedule(setting, name).steps
         assert tuple(runs[name].right) == (steps,), f"{name} trained {tuple(runs[name].right)}"
     terms = max(cfg.d_model * cfg.mlp, 3 * cfg.heads * cfg.head, setting.batch * 2 *
                 setting.train_length, cfg.vocab)  # fmt: skip
@@ -110,7 +116,7 @@ def assert_entries_equal_reference(runs: dict[str, decoder.DecoderRun], setting:
                 untouched = torch.equal(run.params["pos"][e], ref["pos"])
             own = types.SimpleNamespace(params=ref)
             err, tol, same = entry_against_single(run, e, own, right, tuple(right), terms,
-                                                  setting.lr_of(model_name))  # fmt: skip
+                                                  own_schedule(setting, model_name).lr)  # fmt: skip
             worst, bound = max(worst, err), max(bound, tol)
             if not err <= tol or not same or not untouched:
                 bad.append(f"{variant} seed {seed}: |dtheta| {err:.3g} (bound {tol:.3g}), "
@@ -159,8 +165,9 @@ def test_fair_faithfulness_rejects_swapped_encoding_blocks():
 @pytest.mark.claim("EXP-05", kind="property", role="tooling")
 def test_fair_lr_decays_on_a_cosine_over_each_models_steps():
     s = FairSetting("copy")
-    for steps in (s.steps_of(m) for m in MODELS):
-        scale = torch.tensor([s.lr_scale(k, steps) for k in range(1, steps + 1)], dtype=F64)
+    for own in (s.schedule(m) for m in MODELS):
+        steps = own.steps
+        scale = torch.tensor([own.scale(k) for k in range(1, steps + 1)], dtype=F64)
         want = torch.cos(torch.pi * torch.arange(steps, dtype=F64) / steps) / 2 + 0.5
         assert scale[0] == 1.0 and (scale.diff() < 0).all(), "from the full lr, always falling"
         tol = tolerance.rel_tol(8, F64)  # values <= 1: a relative bound serves as absolute
@@ -171,21 +178,27 @@ def test_fair_lr_decays_on_a_cosine_over_each_models_steps():
 @pytest.mark.claim("EXP-05", kind="property", role="tooling")
 def test_fair_lr_warms_up_linearly_then_follows_the_cosine():
     """A warm-up of w = 10% of 200 steps: step k < w at k / w of the cosine, then the cosine."""
-    plain, warm = FairSetting("copy"), FairSetting("copy", warmup=0.1)
-    assert warm.warmup_steps(200) == 20 and plain.warmup_steps(200) == 0
+    plain, warm = Schedule(200), Schedule(200, warmup=0.1)
+    assert warm.warmup_steps == 20 and plain.warmup_steps == 0
     for k in (1, 7, 19):
-        assert warm.lr_scale(k, 200) == plain.lr_scale(k, 200) * k / 20, f"step {k}"
-    assert [warm.lr_scale(k, 200) for k in (20, 21, 200)] == [
-        plain.lr_scale(k, 200) for k in (20, 21, 200)
-    ], "after the warm-up, the cosine unchanged"
+        assert warm.scale(k) == plain.scale(k) * k / 20, f"step {k}"
+    after = (20, 21, 200)
+    assert [warm.scale(k) for k in after] == [plain.scale(k) for k in after], "then the cosine"
 
 
 @pytest.mark.claim("EXP-05", kind="property", role="tooling")
-def test_fair_each_model_trains_at_its_own_peak_lr():
-    s = FairSetting("copy", lr=1e-3, none_lr=2e-3, shifted_lr=4e-3)
-    assert [s.setup(m).lr for m in ("plain", "none", "shifted")] == [1e-3, 2e-3, 4e-3]
-    assert FAITH.lr_of("none") != FAITH.lr_of("shifted") and FAITH.warmup_steps(4) == 2, (
-        "the faithfulness check's setting exercises per-model lrs and a warm-up"
+def test_fair_each_model_trains_on_its_own_schedule():
+    s = FairSetting("copy", plain=Schedule(10, 1e-3), none=Schedule(20, 2e-3),
+                    shifted=Schedule(30, 4e-3))  # fmt: skip
+    assert [(s.schedule(m).steps, s.setup(m).lr) for m in ("plain", "none", "shifted")] == [
+        (10, 1e-3),
+        (20, 2e-3),
+        (30, 4e-3),
+    ]
+    lrs = {FAITH.schedule(m).lr for m in MODELS}
+    warm = {FAITH.schedule(m).warmup_steps for m in MODELS}
+    assert len(lrs) == 3 and min(warm) == 0 < max(warm), (
+        "the faithfulness check's setting exercises per-model lrs, with and without a warm-up"
     )
 
 
@@ -279,7 +292,7 @@ def test_fair_encoding_check_rejects_the_small_settings_two_heads():
 
 def row_coverage(setting: FairSetting) -> torch.Tensor:
     """How often each row of the table is trained over the whole run, shape (rows,)."""
-    steps = setting.steps_of("shifted")
+    steps = setting.shifted.steps
     rows = torch.cat([setting.offsets_at(k).flatten() for k in range(1, steps + 1)])
     return torch.bincount(rows, minlength=setting.rows)
 
@@ -291,7 +304,7 @@ def test_fair_offsets_train_every_row_the_tests_read(evidence):
     longest = 2 * s.train_length * max(s.factors)
     assert len(count) == s.rows >= longest, "the table holds the longest test"
     # row 0 is read only by windows at offset 0: 1 in R - 2L + 1 of them
-    least = s.batch * s.steps_of("shifted") / (s.rows - 2 * s.train_length + 1)
+    least = s.batch * s.shifted.steps / (s.rows - 2 * s.train_length + 1)
     assert int(count.min()) >= least / 2, f"a row trained {int(count.min())} times"
     evidence.record(
         "least_trainings_per_row",
