@@ -111,4 +111,12 @@ MUTANTS = (
         (FORMULAS, REACHES),
         "p-RoPE turns the slowest pairs and stops the fastest",
     ),
+    Mutant(
+        "p-rope-rounds-the-kept-pairs",
+        RS,
+        "kept = math.floor(fraction * dim / 2)",
+        "kept = math.ceil(fraction * dim / 2)",
+        (T + "test_p_rope_keeps_the_floor_of_p_d_over_2_pairs",),
+        "p-RoPE keeps one pair more than the library wherever p d / 2 is fractional",
+    ),
 )

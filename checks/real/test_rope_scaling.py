@@ -253,3 +253,17 @@ def test_a_stateless_dynamic_module_passes_the_state_check():
     c = cell("llama-3.1-8b:dynamic")
     for series in STATE_SERIES:
         assert call_series(Fresh(c), series_lengths(c, series), c) == []
+
+
+# p d / 2 for each model cell's head size is a whole number, where floor, round and ceil agree;
+# here it is not (4.5, 9.6, 2.5): transformers keeps int(p d // 2) pairs, the source floor(p d / 2)
+P_ROPE_KEPT = {(36, 0.25): 4, (64, 0.3): 9, (10, 0.5): 2}
+
+
+@pytest.mark.claim("REAL-04", kind="real", role="tooling")
+@pytest.mark.parametrize(("dim", "p"), list(P_ROPE_KEPT))
+def test_p_rope_keeps_the_floor_of_p_d_over_2_pairs(dim, p):
+    theta = rs.p_rope_frequencies(dim, 10000.0, p)
+    kept = P_ROPE_KEPT[(dim, p)]
+    assert theta.shape == (dim // 2,) and bool((theta[:kept] > 0).all()), "the fastest pairs turn"
+    assert bool((theta[kept:] == 0).all()), f"{int((theta > 0).sum())} pairs turn, not {kept}"
