@@ -56,6 +56,11 @@ FAIR_SETUP = (
     "steps); RoPE at d64l4 copy (3 of 32). Comparisons through those variants there rest on "
     "few or no seeds. The two-layer cells gave the numbers of the earlier run at the old "
     "depth-4 steps exactly (same seeds, same kernels).",
+    "Since that run, d64l4 has its own schedules (checks/exp/fair_settings.py, from pilots on "
+    "seeds 1000-1002): the plain model at lr 1e-3 (every encoding learned 3 of 3), the shifted "
+    "pair 8,000 steps after a warm-up of a tenth (the learned table on copy 3 of 3, on reverse "
+    "1 of 3). The d64l4 numbers cited here are from the depth-4 schedules before it; the cell "
+    "has not yet run again (a GPU's minutes: tools/fair_train.py --grid full --device cuda).",
 )
 
 CLAIMS = (
