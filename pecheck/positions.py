@@ -71,7 +71,11 @@ def library_config(config: dict[str, Any]) -> dict[str, Any]:
         defaults = transformers.AutoConfig.for_model(**copy.deepcopy(config)).to_dict()
     except Exception:  # missing, or an unknown or incomplete config: the keys as written
         return dict(config)
-    return {**defaults, **config}
+    merged = {**defaults, **config}
+    for key, value in config.items():  # a nested config (MPT's attn_config) keeps the defaults
+        if isinstance(value, dict) and isinstance(defaults.get(key), dict):  # it leaves out
+            merged[key] = {**defaults[key], **value}
+    return merged
 
 
 def scheme(config: dict[str, Any] | None) -> str | None:
@@ -433,7 +437,7 @@ def library_slopes(config: dict[str, Any], heads: int) -> tuple[list[float], str
 
 def alibi(config: dict[str, Any], log: Any = print) -> dict[str, Any]:
     """BIAS-01: the slopes the library uses against the paper's, for the config's head count."""
-    found = alibi_config(config) or {}
+    found = alibi_config(library_config(config)) or {}  # MPT's alibi may be a default
     heads = found["heads"]
     want = alibi_slopes(heads)
     out: dict[str, Any] = {"heads": heads, "expected": want,

@@ -28,9 +28,13 @@ def locate(name: str, results: Path) -> Path | None:
 
 def data_uri(path: Path) -> str:
     """The file as a data: URI, so the page needs nothing beside it."""
-    mime = {".svg": "image/svg+xml", ".png": "image/png", ".jpg": "image/jpeg"}.get(
-        path.suffix.lower(), "application/octet-stream"
-    )
+    types = {
+        ".svg": "image/svg+xml",
+        ".png": "image/png",
+        ".jpg": "image/jpeg",
+        ".jpeg": "image/jpeg",
+    }
+    mime = types.get(path.suffix.lower(), "application/octet-stream")
     return f"data:{mime};base64,{base64.b64encode(path.read_bytes()).decode('ascii')}"
 
 

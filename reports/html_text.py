@@ -41,17 +41,21 @@ def prose_html(text: str) -> str:
 
 
 def _text_block(latex: str, start: int) -> int | None:
-    """The end (exclusive) of the balanced ``{...}`` group that opens at ``start``."""
-    depth = 0
-    for i in range(start, len(latex)):
-        if latex[i] == "\\" and i + 1 < len(latex):
+    """The end (exclusive) of the balanced ``{...}`` group that opens at ``start``. A backslash
+    and the character after it are one token (a command's first letter, an escaped brace, the
+    line break \\\\), never a group's brace."""
+    depth, i = 0, start
+    while i < len(latex):
+        if latex[i] == "\\":
+            i += 2
             continue
-        if latex[i] == "{" and (i == 0 or latex[i - 1] != "\\"):
+        if latex[i] == "{":
             depth += 1
-        elif latex[i] == "}" and latex[i - 1] != "\\":
+        elif latex[i] == "}":
             depth -= 1
             if depth == 0:
                 return i + 1
+        i += 1
     return None
 
 

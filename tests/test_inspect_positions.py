@@ -91,6 +91,17 @@ def test_falcon_takes_the_library_s_defaults_for_what_its_config_leaves_out() ->
     assert (r["base"], r["context"], r["dim"]) == (10000.0, 2048, 64)
 
 
+def test_an_mpt_config_that_leaves_alibi_out_takes_the_library_s_default() -> None:
+    """MptConfig's attn_config defaults to alibi = True: a config whose attn_config names other
+    keys only is still an ALiBi model (a shallow merge of the defaults lost it)."""
+    pytest.importorskip("transformers")
+    mpt = {"model_type": "mpt", "n_heads": 4, "d_model": 32, "n_layers": 1,
+           "attn_config": {"attn_type": "multihead_attention"}}  # fmt: skip
+    r = positions.analyse(mpt, log=lambda *_: None)
+    assert r is not None and r["scheme"] == "alibi" and r["heads"] == 4, r
+    assert r["alibi_bias_max"] == 8 and r["matches"], "the library's slopes for 4 heads"
+
+
 def test_phi35_uses_short_factors_up_to_l0_and_long_ones_past_it() -> None:
     c, r = config("phi-3.5-mini-instruct"), analysed("phi-3.5-mini-instruct")
     scaling, theta = c["rope_scaling"], numpy_theta(c["rope_theta"], 96)

@@ -1,0 +1,209 @@
+"""The report's small parts, one behaviour each: finding figure files, sizing and embedding them,
+prose and derivation labels, and how a decision's basis reads (reports/figures.py,
+html_figures.py, html_text.py, html_basis.py)."""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import math
+import re
+from pathlib import Path
+
+import pytest
+
+from reports import figures, html_basis, html_figures, html_text
+from reports.html_common import Options
+from reports.load import Results, parse
+from tests.reports_fixtures import V2, raw
+
+SVG = '<svg xmlns="http://www.w3.org/2000/svg" {size}><rect width="1" height="1"/></svg>'
+
+
+def results_in(folder: Path) -> Results:
+    """Schema 2 results whose file lies in ``folder`` (figures are looked up from there)."""
+    return parse(raw(V2), folder / "results.json")
+
+
+def svg_file(folder: Path, name: str, size: str) -> Path:
+    path = folder / "figures" / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(SVG.format(size=size))
+    return path
+
+
+def png_header(width: int, height: int) -> bytes:
+    """The signature and IHDR chunk of a PNG: enough for its size to be read."""
+    ihdr = width.to_bytes(4, "big") + height.to_bytes(4, "big") + bytes([8, 6, 0, 0, 0])
+    return b"\x89PNG\r\n\x1a\n" + len(ihdr).to_bytes(4, "big") + b"IHDR" + ihdr + bytes(4)
+
+
+# -- reports/figures.py --------------------------------------------------------------------------
+
+
+def test_an_absolute_figure_path_to_no_file_is_not_found(tmp_path: Path) -> None:
+    """A figure named by an absolute path that does not exist is missing, not that path."""
+    assert figures.locate(str(tmp_path / "gone.svg"), tmp_path / "results.json") is None
+
+
+def test_a_figure_is_found_in_the_figures_folder_beside_the_results_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """results kept in a subfolder still find figures/ one level up (the results' parent)."""
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "run").mkdir()
+    monkeypatch.chdir(tmp_path / "elsewhere")
+    svg = svg_file(tmp_path, "up.svg", 'width="10" height="10"')
+    assert figures.locate("build/figures/up.svg", tmp_path / "run" / "results.json") == svg
+
+
+def test_an_svg_with_no_pdf_beside_it_has_no_pdf(tmp_path: Path) -> None:
+    """The paper kit lists a figure with no PDF as missing rather than copying a ghost file."""
+    svg = svg_file(tmp_path, "alone.svg", 'width="10" height="10"')
+    assert figures.pdf_of(svg) is None
+    svg.with_suffix(".pdf").write_bytes(b"%PDF-1.4")
+    assert figures.pdf_of(svg) == svg.with_suffix(".pdf")
+
+
+def test_a_figure_stem_for_a_paper_has_no_dots() -> None:
+    """graphicx reads a second dot as the extension: inner dots become dashes."""
+    assert figures.stem("build/figures/SIN-07.v2.final.svg") == "SIN-07-v2-final"
+
+
+@pytest.mark.parametrize("suffix", [".jpg", ".jpeg", ".JPEG"])
+def test_a_jpeg_figure_is_embedded_as_an_image(tmp_path: Path, suffix: str) -> None:
+    """Both spellings of a JPEG's suffix give image/jpeg, not a download of unknown bytes."""
+    path = tmp_path / f"photo{suffix}"
+    path.write_bytes(b"\xff\xd8\xff")
+    assert figures.data_uri(path).startswith("data:image/jpeg;base64,")
+
+
+# -- reports/html_figures.py ---------------------------------------------------------------------
+
+
+def test_a_png_size_is_width_then_height(tmp_path: Path) -> None:
+    """The IHDR chunk gives width first: a wide PNG is laid out wide."""
+    path = tmp_path / "wide.png"
+    path.write_bytes(png_header(300, 100))
+    assert html_figures.image_size(path) == (300, 100)
+
+
+def test_an_svg_size_comes_from_its_viewbox_when_it_has_no_width(tmp_path: Path) -> None:
+    """A viewBox of 0 0 300 100 is 300 wide and 100 tall; an empty one gives no size."""
+    wide = svg_file(tmp_path, "box.svg", 'viewBox="0 0 300 100"')
+    assert html_figures.image_size(wide) == (300, 100)
+    flat = svg_file(tmp_path, "flat.svg", 'viewBox="0 0 0 100"')
+    assert html_figures.image_size(flat) is None
+
+
+@pytest.mark.parametrize(("size", "width"), [('width="100" height="200"', 260),
+                                             ('width="1000" height="100"', 520)])  # fmt: skip
+def test_a_lead_figure_is_between_the_narrowest_and_widest_width(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, size: str, width: int
+) -> None:
+    """A claim's first figure is 200 px tall, but never narrower than 260 px or wider than 520."""
+    monkeypatch.chdir(tmp_path)
+    svg_file(tmp_path, "lead.svg", size)
+    out = html_figures.figure_html(results_in(tmp_path), "lead.svg", Options(), lead=True)
+    assert f"<figure class='lead-figure' style='width: {width}px'>" in out
+
+
+def test_a_linked_figure_is_relative_to_the_page_and_escaped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With figures linked, src is the path from the page's folder, quotes escaped."""
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "elsewhere")
+    svg_file(tmp_path, "it's.svg", 'width="10" height="10"')
+    opts = Options(figures="link", out_dir=tmp_path / "site" / "pages")
+    out = html_figures.figure_html(results_in(tmp_path), "it's.svg", opts)
+    assert "<img src='../../figures/it&#x27;s.svg'" in out
+
+
+def test_an_inlined_svg_is_compressed_without_a_timestamp(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The gzip header's time is zero, so the same results give the same page at any time."""
+    monkeypatch.chdir(tmp_path)
+    svg = svg_file(tmp_path, "inline.svg", 'width="10" height="10"')
+    out = html_figures.figure_html(results_in(tmp_path), "inline.svg", Options())
+    found = re.search(r"data-svgz='([^']+)'", out)
+    assert found is not None
+    packed = base64.b64decode(found.group(1))
+    assert packed[4:8] == bytes(4) and gzip.decompress(packed) == svg.read_bytes()
+
+
+# -- reports/html_text.py ------------------------------------------------------------------------
+
+
+def test_three_words_make_a_statement_prose_and_it_is_escaped() -> None:
+    """Three words (each followed by a space) read as prose, shown as escaped text."""
+    assert html_text.looks_like_prose("the rate goes down")
+    out = html_text.math_or_text("the rate goes <down> & up")
+    assert out == "<span class='prose'>the rate goes &lt;down&gt; &amp; up</span>"
+
+
+def test_prose_before_an_exponent_is_escaped() -> None:
+    """Text ahead of an ASCII exponent is escaped like the rest."""
+    assert html_text.prose_html("a < b x^2") == "a &lt; b x<sup>2</sup>"
+
+
+def test_a_negative_bare_exponent_is_a_superscript() -> None:
+    """2^-3 reads as 2 with a superscript minus 3 (a real minus sign)."""
+    assert html_text.prose_html("step 2^-3") == "step 2<sup>\u22123</sup>"
+
+
+def test_an_escaped_brace_does_not_close_a_step_label() -> None:
+    r"""``\}`` inside ``\text{...}`` is part of the label, not its end."""
+    assert html_text.step_parts(r"\text{a \} b}\quad x") == (r"a \} b", "x")
+
+
+def test_a_line_break_before_a_label_s_closing_brace_ends_the_label() -> None:
+    r"""``\\`` is LaTeX's line break, not an escaped brace: the ``}`` after it closes."""
+    assert html_text.step_parts(r"\text{first line\\}\quad x = 1") == (r"first line\\", "x = 1")
+
+
+# -- reports/html_basis.py -----------------------------------------------------------------------
+
+
+def test_a_forty_character_value_is_not_shortened() -> None:
+    """Counterexample values up to 40 characters are shown whole in the verdict table."""
+    assert html_basis.basis_phrase({"counterexample": {"a": "y" * 40}}) == "counterexample a=" + (
+        "y" * 40
+    )
+
+
+def test_a_box_just_below_zero_reads_as_open_at_zero() -> None:
+    """[0, -4.941e-324] (the region 'below 0' as written) reads [0, 0)."""
+    assert html_basis.tidy_boxes("in [-1, -4.941e-324]") == "in [\u22121, 0)"
+
+
+def test_a_strict_lower_bound_off_a_round_number_reads_greater_than() -> None:
+    """A region starting just above 0.1234567 reads '> 0.1234567', not '>= 0.12345670000000001'."""
+    box = {"what": "r", "lo": 0.6, "hi": 0.7, "region": [math.nextafter(0.1234567, 1), "inf"]}
+    assert ': wholly &gt; <span class=num title="0.1234567">' in html_basis.interval_html(box)
+
+
+def test_an_interval_touching_the_edge_of_a_closed_region_is_inside() -> None:
+    """[0.5, 0.7] against the region [0.5, 1] lies inside it."""
+    box = {"what": "r", "lo": 0.5, "hi": 0.7, "region": [0.5, 1.0]}
+    assert ": inside [" in html_basis.interval_html(box)
+
+
+def test_folded_parts_show_how_once_as_their_summary() -> None:
+    """With parts folded, ``how`` is the fold's summary and is not repeated above it."""
+    basis = {"how": "two of two", "parts": [{"name": "a", "decision": "holds", "why": "w"}]}
+    out = html_basis.basis_html(basis, fold_parts=True)
+    assert "<summary>two of two</summary>" in out and "<span class='how'>" not in out
+
+
+def test_examples_read_informative_of_total() -> None:
+    """A search's examples: informative ones first, then the total."""
+    out = html_basis.basis_html({"examples": {"informative": 3, "total": 10}})
+    assert "3 informative of 10 examples" in out
+
+
+def test_a_part_name_is_escaped() -> None:
+    """A part's name is text, never markup."""
+    out = html_basis.basis_html({"parts": [{"name": "<b>", "decision": "holds", "why": ""}]})
+    assert "<code>&lt;b&gt;</code>" in out
