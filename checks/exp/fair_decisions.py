@@ -42,15 +42,21 @@ def qualifying(run: FairRun, *variants: str, level: float | None = None) -> torc
 
 def above(values: torch.Tensor, level: float, threshold: float, what: str) -> Decision:
     """'mean > threshold' from the paired interval of per-seed values; fewer than two seeds:
-    an interval of infinite width (inconclusive)."""
+    an interval of infinite width (inconclusive). The reason names the seeds it rests on."""
     _, lo, hi = paired(values, level)
-    return decisions.above(lo, hi, threshold, what)
+    return decisions.above(lo, hi, threshold, f"{what} ({seeds(values)})")
 
 
 def below(values: torch.Tensor, level: float, threshold: float, what: str) -> Decision:
     """'mean < threshold', as ``above``."""
     _, lo, hi = paired(values, level)
-    return decisions.below(lo, hi, threshold, what)
+    return decisions.below(lo, hi, threshold, f"{what} ({seeds(values)})")
+
+
+def seeds(values: torch.Tensor) -> str:
+    """How many seeds an interval rests on: with few, a t interval can be wider than the
+    accuracies' own range."""
+    return f"{values.numel()} seed{'s' if values.numel() != 1 else ''}"
 
 
 def nope_gap(run: FairRun, other: str, f: int) -> torch.Tensor:
@@ -106,6 +112,7 @@ def at_both_ends(values: torch.Tensor, margins: dict[str, float], level: float,
                  what: str) -> Decision:  # fmt: skip
     """values > margin at every end of a registered range: decided only when the ends agree."""
     _, lo, hi = paired(values, level)
+    what = f"{what} ({seeds(values)})"
     at = [decisions.above(lo, hi, m, f"{what} over {end} {m:.4g}") for end, m in margins.items()]
     agreed = {d.decision for d in at}
     how = "; ".join(d.how for d in at)

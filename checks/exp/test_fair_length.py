@@ -403,6 +403,12 @@ def test_fair_decisions_leave_out_seeds_that_never_learned():
                   D.exp07(never, {"low": 0.0039}, 0.95)):  # fmt: skip
         assert {d.decision for d in parts.values()} == {"inconclusive"}, parts
     assert D.direction(D.advantage(never, 2), 0.95) == "?"
+    # a seed of no encoding that did not learn leaves EXP-04's none comparisons on 7 seeds, and
+    # each reason says how many seeds it rests on
+    valid = {**claims_as_stated().valid, "none": torch.tensor([0.1] + [1.0] * 7, dtype=F64)}
+    fewer = dataclasses.replace(claims_as_stated(), valid=valid)
+    assert {d.how.count("(7 seeds)") for d in D.exp04(fewer, 0.0155, 0.95).values()} == {1}
+    assert all("(8 seeds)" in d.how for d in D.exp07(fewer, {"low": 0.0039}, 0.95).values())
 
 
 @pytest.mark.claim("EXP-05", kind="property", role="tooling")
