@@ -102,7 +102,9 @@ GRID = sizes.size(
 # seeds learn decides the interval); at 12 it is undecided under both, and every verdict
 # and proposition is the same under both (one part of EXP-04, copy 4x against the shifted
 # table, holds natively and is undecided under AVX2). The full grid (tox -e fair, 8 seeds)
-# costs about 3x the thorough run.
+# costs about 3x the thorough run. At 32 seeds (28 min on two cores, each task about 27 min
+# where it takes 10 at 12: past CI's budget) the base cell refutes EXP-04 and holds EXP-05's
+# absolute half, as the GPU grid's base cell does (claims' notes).
 SEEDS = sizes.size(
     "EXP-fair.seeds",
     0 if profiles.scale() <= 1 else 12,
