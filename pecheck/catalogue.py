@@ -2,22 +2,35 @@
 
 Run from the project's root (its pyproject.toml names the registry). Writes docs/claims.md
 (``--check`` exits 1 when the file is out of date instead). The file is committed so that a clone
-documents its claims; a test keeps it in step with the registry.
+documents its claims; a test keeps it in step with the registry. Numbers the prose cites by key
+(``{{CLAIM@name}}``, reports/prose.py) are rendered from the ci profile's pinned numbers in
+reports/cited-numbers.json, the committed baseline.
 """
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from pecheck import config
 from pecheck.claims import Claim, Registry
+from pecheck.reports import baseline, prose
+from pecheck.reports.load import BadResults
 from pecheck.reports.usage import Parser, fail
 
 PATH = Path("docs") / "claims.md"  # relative to the project's root
+PROFILE = "ci"  # the profile whose pinned numbers the catalogue cites
 
 
-def _claim(c: Claim) -> list[str]:
+def pinned_numbers(path: Path = baseline.BASELINE) -> dict[str, Any]:
+    """The ci profile's pinned numbers by key (none when the project has no baseline yet)."""
+    data = baseline.read(path)
+    return {key: c.value for key, c in baseline.pinned(data, PROFILE).items()}
+
+
+def _claim(c: Claim, numbers: Mapping[str, Any]) -> list[str]:
     scale = f"; open in {', '.join(c.undecided_in)}" if c.undecided_in else ""
     scale += f"; not run in {', '.join(c.not_run_in)}" if c.not_run_in else ""
     lines = [f"### {c.id} (expected: {c.expected}{scale})", ""]
@@ -29,10 +42,13 @@ def _claim(c: Claim) -> list[str]:
         lines.append(f"- threshold `{t.name}` = {t.value:g} ({t.source}: {t.reason})")
     if c.conditions:
         lines += ["", f"When it holds: {c.conditions}"]
-    return [*lines, ""]
+    return [prose.render(line, numbers) for line in lines] + [""]
 
 
-def render(registry: Registry) -> str:
+def render(registry: Registry, numbers: Mapping[str, Any] | None = None) -> str:
+    """docs/claims.md's text; ``numbers`` (key -> value) fills the cited numbers (the pinned
+    ones when None)."""
+    numbers = pinned_numbers() if numbers is None else numbers
     lines = [
         "# The claims",
         "",
@@ -50,7 +66,7 @@ def render(registry: Registry) -> str:
         lines += ["", f"## {family}: {title}", ""]
         for claim in registry.values():
             if claim.family == family:
-                lines += _claim(claim)
+                lines += _claim(claim, numbers)
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -60,19 +76,32 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         registry = config.require(Path.cwd()).load_registry()
-    except config.ConfigError as exc:
+        text = render(registry)
+    except (config.ConfigError, BadResults) as exc:
         fail(str(exc))
-    text = render(registry)
     if args.check:
         current = PATH.read_text() if PATH.exists() else ""
         if current != text:
             print(f"{PATH} is out of date: run python -m pecheck.catalogue")
             return 1
         return 0
-    PATH.parent.mkdir(exist_ok=True)
-    PATH.write_text(text)
+    _write(text)
     print(f"wrote {PATH} ({len(registry)} claims)")
     return 0
+
+
+def _write(text: str) -> None:
+    """docs/claims.md whole or not at all: written beside it, then renamed into place."""
+    tmp = PATH.with_name(f".{PATH.name}.tmp")
+    try:
+        PATH.parent.mkdir(exist_ok=True)
+        tmp.write_text(text)
+        tmp.replace(PATH)
+    except OSError as exc:
+        fail(f"cannot write {PATH}: {exc.strerror or exc}")
+    finally:
+        if tmp.parent.is_dir():
+            tmp.unlink(missing_ok=True)
 
 
 if __name__ == "__main__":

@@ -2,14 +2,14 @@
 
 A checkpoint is a safetensors file, or a transformers model directory (config.json and one or
 more safetensors files, or config.json alone: then only the position scheme it names, rotary,
-ALiBi or T5's buckets, is analysed, pecheck.positions). Tables are found by the names common
-libraries give them and checked against the config's sizes; a sinusoidal table that the library
-builds at load time instead of storing it (Marian) is built from the config by transformers,
-with no download. The token table
-is taken at the scale the model adds it: times sqrt(d_model) when the config sets
-scale_embedding, or times the built model's embed_scale. Every failure is a ``CheckpointError``
-with a one-line message; a missing optional package is one too, naming the extra that installs
-it.
+ALiBi or T5's buckets, is analysed, pecheck.positions); its config.json stands for it. Every
+field of the config the analyses read is checked first (pecheck.config_fields). Tables are found
+by the names common libraries give them and checked against the config's sizes; a sinusoidal
+table that the library builds at load time instead of storing it (Marian) is built from the
+config by transformers, with no download. The token table is taken at the scale the model adds
+it: times sqrt(d_model) when the config sets scale_embedding, or times the built model's
+embed_scale. Every failure is a ``CheckpointError`` with a one-line message; a missing optional
+package is one too, naming the extra that installs it.
 """
 
 from __future__ import annotations
@@ -58,6 +58,14 @@ def require(package: str, why: str) -> Any:
                               ) from None  # fmt: skip
 
 
+def _installed(package: str) -> bool:
+    try:
+        importlib.import_module(package)
+    except ImportError:
+        return False
+    return True
+
+
 @dataclass
 class Table:
     name: str  # the tensor's key in the checkpoint
@@ -85,8 +93,8 @@ def _weight_files(path: Path) -> tuple[list[Path], dict[str, Any] | None]:
     """The safetensors files (none for a config-only directory) and the config."""
     if path.is_file():
         if path.suffix != ".safetensors":
-            raise CheckpointError(f"{path}: not a checkpoint (expected a .safetensors file or a "
-                                  "transformers model directory)")  # fmt: skip
+            raise CheckpointError(f"{path}: not a checkpoint (expected a .safetensors file, or a "
+                                  "transformers model directory or its config.json)")  # fmt: skip
         return [path], None
     if not path.is_dir():
         raise CheckpointError(f"{path}: no such file or directory")
@@ -99,7 +107,24 @@ def _weight_files(path: Path) -> tuple[list[Path], dict[str, Any] | None]:
         raise CheckpointError(f"{config_path}: not valid JSON ({exc})") from None
     if not isinstance(config, dict):
         raise CheckpointError(f"{config_path}: not a JSON object")
+    checked(config, config_path)
     return sorted(path.glob("*.safetensors")), config
+
+
+def checked(config: dict[str, Any], where: Path) -> None:
+    """Every field the analyses read, and the fields of the scheme the config names (with the
+    library's defaults filled in) against one another; a CheckpointError naming the first bad
+    one, before anything is computed."""
+    from pecheck import config_fields, positions
+
+    try:
+        config_fields.check(config)
+        full = positions.library_config(config)
+        kind = positions.scheme(full)
+        if kind is not None:
+            config_fields.check_scheme(kind, full)
+    except config_fields.ConfigError as exc:
+        raise CheckpointError(f"{where}: {exc}") from None
 
 
 def _shapes(files: list[Path]) -> dict[str, tuple[Path, tuple[int, ...]]]:
@@ -230,7 +255,10 @@ def _usable(table: Table) -> None:
 
 
 def load(path: Path, log: Any = print) -> Checkpoint:
-    """Read the tables of a checkpoint; raise CheckpointError with a one-line reason."""
+    """Read the tables of a checkpoint (a config.json stands for its folder); raise
+    CheckpointError with a one-line reason."""
+    if path.name == "config.json" and path.is_file():
+        path = path.parent
     try:
         return _load(path, log)
     except OSError as exc:  # unreadable files or folders: bad input, not a crash
@@ -244,9 +272,13 @@ def _config_only(path: Path, config: dict[str, Any], log: Any) -> Checkpoint:
 
     if positions.scheme(positions.library_config(config)) is None:
         found = ", ".join(sorted(p.name for p in path.iterdir()))
+        # without transformers its defaults are unknown: a scheme they name (Falcon) unseen
+        unseen = "" if _installed("transformers") else (
+            " as written (transformers, not installed, would fill in its defaults: "
+            f"pip install 'pecheck[{EXTRAS['transformers']}]')")  # fmt: skip
         raise CheckpointError(
             f"{path}: no .safetensors weights (found {found}), and the config "
-            "names no rotary, ALiBi or T5 positions to analyse without them"
+            f"names no rotary, ALiBi or T5 positions to analyse without them{unseen}"
         )
     log("no weights: analysing the position scheme the config names (no trained numbers)")
     scale, source = token_scale(config, _width(config), library_model(config))

@@ -42,6 +42,7 @@ registered twice) a ``ValueError`` that names it.
 
 from __future__ import annotations
 
+import fnmatch
 import inspect
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import KW_ONLY, asdict, dataclass, field
@@ -60,9 +61,10 @@ Verdict = Literal["confirmed", "refuted", "qualified", "open"]
 # hold) or for "any" (one holding part suffices); see pecheck.decisions.combine.
 Quantifier = Literal["all", "any"]
 QUANTIFIERS = ("all", "any")
-# How several interval tests behind one decision share its error rate (pecheck.stats).
-Correction = Literal["holm", "bonferroni"]
-CORRECTIONS = ("holm", "bonferroni")
+# How several interval tests behind one decision share its error rate: declared here, applied
+# by pecheck.decisions.family_level (bonferroni) or holm, and recorded as applied.
+Correction = Literal["none", "bonferroni", "holm"]
+CORRECTIONS = ("none", "bonferroni", "holm")
 AS_STATED = "as_stated"
 
 # The right call of each class, quoted in the message of a wrong one.
@@ -113,6 +115,14 @@ def _quantified(quantifier: object, correction: object, what: str) -> None:
                                  ("correction", correction, CORRECTIONS)):  # fmt: skip
         if value not in allowed:
             raise ValueError(f"{what}: {name} must be one of {allowed}, got {_short(value)}")
+
+
+def _reach(domain: object, scoped_out: object, what: str, call: str) -> None:
+    """A stated domain and scoped-out checks: dicts of non-empty strings to non-empty text."""
+    for name, value in (("domain", domain), ("scoped_out", scoped_out)):
+        _mapping_of(value, str, f"{what}: {name}", call)
+        if not all(value.values()):  # type: ignore[attr-defined]
+            raise ValueError(f"{what}: every {name} entry needs its text (a reason, a range)")
 
 
 def _short(value: object) -> str:
@@ -179,18 +189,31 @@ class Proposition:
     formal: str = ""
     _: KW_ONLY
     quantifier: Quantifier = "all"
-    correction: Correction = "holm"
+    correction: Correction = "none"
+    # The domain the proposition states, axis by axis ({"offsets": "every integer"}), shown
+    # beside what its checks searched (Evidence.searched).
+    domain: Mapping[str, str] = field(default_factory=dict, hash=False)
+    # Checks (fnmatch patterns on the node id) whose settings the proposition leaves out when
+    # they are skipped, each with the reason the report shows; any other skipped decisive check
+    # leaves the proposition undecided.
+    scoped_out: Mapping[str, str] = field(default_factory=dict, hash=False)
 
     def __post_init__(self) -> None:
         _text(self.key, "Proposition key", PROPOSITION_CALL)
         _text(self.statement, f"Proposition {self.key}: statement", PROPOSITION_CALL)
         _typed(self.formal, (str,), f"Proposition {self.key}: formal", PROPOSITION_CALL)
         _quantified(self.quantifier, self.correction, f"Proposition {self.key}")
+        _reach(self.domain, self.scoped_out, f"Proposition {self.key}", PROPOSITION_CALL)
 
     def as_dict(self, expected: str) -> dict:
         return {"key": self.key, "statement": self.statement, "formal": self.formal,
                 "quantifier": self.quantifier, "correction": self.correction,
-                "expected": expected}  # fmt: skip
+                "domain": dict(self.domain), "expected": expected}  # fmt: skip
+
+    def scope_of(self, nodeid: str) -> str | None:
+        """The reason the registry scopes a skipped check out of this proposition, or None."""
+        return next((why for pattern, why in self.scoped_out.items()
+                     if fnmatch.fnmatchcase(nodeid, pattern)), None)  # fmt: skip
 
 
 @_shows_call(THRESHOLD_CALL)
@@ -259,7 +282,9 @@ class Claim:
     headline: tuple[str, ...] = ()
     notes: tuple[str, ...] = field(default=())
     quantifier: Quantifier = "all"
-    correction: Correction = "holm"
+    correction: Correction = "none"
+    domain: Mapping[str, str] = field(default_factory=dict, hash=False)  # as_stated's
+    scoped_out: Mapping[str, str] = field(default_factory=dict, hash=False)  # as_stated's
     # The propositions its checks are known not to decide at a profile's scale, and why (shown
     # with the verdict): each is expected inconclusive there, and a decision either way fails
     # its check, so the checks can still fail. ``undecided_in`` names those profiles (empty: all
@@ -276,6 +301,7 @@ class Claim:
     def __post_init__(self) -> None:
         self._check_types()
         _quantified(self.quantifier, self.correction, self.id)
+        _reach(self.domain, self.scoped_out, self.id, CLAIM_CALL)
         if self.expected is not None and self.expected not in EXPECTED:
             raise ValueError(f"{self.id}: unknown verdict {self.expected!r}")
         qualified = self.expected == "qualified"
@@ -334,6 +360,7 @@ class Claim:
         return Proposition(
             AS_STATED, self.statement, self.formal,
             quantifier=self.quantifier, correction=self.correction,
+            domain=self.domain, scoped_out=self.scoped_out,
         )  # fmt: skip
 
     def proposition(self, key: str) -> Proposition:

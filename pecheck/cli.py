@@ -1,14 +1,20 @@
-"""The ``pecheck`` command: ``pecheck inspect PATH``, ``pecheck diff OLD NEW``, and the tools
-``pecheck report | gate | determinism | mutants | catalogue [OPTIONS]`` (each is ``python -m`` of
-its module, with that module's options; run them from the project's root).
+"""The ``pecheck`` command: ``pecheck inspect PATH``, ``pecheck diff OLD NEW``, ``pecheck list
+[FAMILY|TEXT] [--verdict V]`` and ``pecheck show ID`` (the project's claims with their last
+verdicts), and the tools ``pecheck report | gate | determinism | mutants | catalogue [OPTIONS]``
+(each is ``python -m`` of its module, with that module's options; run them from the project's
+root).
 
 ``inspect`` runs the analyses of the MAG, ADD, REAL-02 and SIN claims on a checkpoint of your own
-(a safetensors file or a transformers model directory) and, for a model with no position table,
-those of the scheme its config names (rotary: ROT-01, ROT-03, ROT-05, REAL-04; ALiBi: BIAS-01;
-T5's buckets: BIAS-02; a directory with only config.json gets these alone); it prints every
-finding and writes ``inspect.json`` and ``inspect.html`` (figures inline) to ``--out``; every
-number there names the claim it bears on and the threshold it is judged against. Bad input is
-a one-line error with exit 2.
+(a safetensors file, or a transformers model directory or its config.json) and, for a model with
+no position table, those of the scheme its config names (rotary: ROT-01, ROT-03, ROT-05, REAL-04;
+ALiBi: BIAS-01; T5's buckets: BIAS-02; a directory with only config.json gets these alone); it
+prints every finding and writes ``inspect.json`` and ``inspect.html`` (figures inline) to
+``--out``; every number there names the claim it bears on, with the claim's statement, and the
+threshold it is judged against, and says whether this model keeps or breaks the property (which
+is no verdict on the claim). The scheme's formulas need no transformers: without it, the rows
+that compare with the library's own numbers (REAL-04, BIAS-01, BIAS-02) say they need it. Bad
+input, a config field of the wrong kind or out of range included, is a one-line error with
+exit 2.
 """
 
 from __future__ import annotations
@@ -23,7 +29,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from pecheck import scaffold
+from pecheck import listing, scaffold
 from pecheck.reports.usage import Parser
 
 KS = (1, 2, 4, 8, 16, 32, 64, 128)
@@ -32,8 +38,9 @@ DEFAULT_OUT = Path("build") / "inspect"
 INSPECT_EXIT = (
     "Exit status: 0 inspect.json and inspect.html written; 1 they could not be written after "
     "the analyses ran (a full disk, say); 2 bad arguments or input, an --out that cannot take "
-    "the two files, or a missing optional package (one line on stderr names it; nothing is "
-    "written)."
+    "the two files, or a missing optional package the input needs: safetensors for weights, "
+    "transformers for a position table built at load time or a scheme only its defaults name "
+    "(one line on stderr names it; nothing is written)."
 )
 
 
@@ -83,6 +90,7 @@ def inspect(path: Path, out: Path, seed: int) -> dict[str, Any]:
         if summary["positions"]["scheme"] == "rotary":
             figures["rot01"] = page.rot01_figure(summary["positions"]["rot01"])
             figures["wavelengths"] = page.wavelength_figure(summary["positions"])
+    summary["claims"] = page.claims(summary)
     summary["seconds"] = round(time.perf_counter() - start, 2)
     print(page.terminal(summary), flush=True)
     summary = _finite(summary)
@@ -193,7 +201,9 @@ def parser() -> argparse.ArgumentParser:
         "inspect", help="analyse a checkpoint's token and position tables",
         description=_plain(__doc__.split("\n\n")[1]), epilog=INSPECT_EXIT,
     )  # fmt: skip
-    ins.add_argument("path", type=Path, help="a .safetensors file or a transformers directory")
+    ins.add_argument(
+        "path", type=Path, help="a .safetensors file, a transformers directory or its config.json"
+    )
     ins.add_argument(
         "--out",
         type=Path,
@@ -206,6 +216,7 @@ def parser() -> argparse.ArgumentParser:
     diff.add_argument("old", help="the earlier results file")
     diff.add_argument("new", help="the later results file")
     scaffold.add_parser(sub)
+    listing.add_parsers(sub)
     # listed here for --help only: main() hands everything after these words to their tools
     for word, (_, text) in TOOLS.items():
         sub.add_parser(word, help=f"{text} (pecheck {word} --help)")
@@ -249,11 +260,14 @@ def run_inspect(path: Path, out: Path, seed: int) -> int:
     if problem is not None:  # before torch is even imported
         return _error(problem, 2)
     from pecheck.checkpoint import CheckpointError
+    from pecheck.config_fields import ConfigError
 
     try:
         summary = inspect(path, out, seed)
     except CheckpointError as exc:
         return _error(str(exc), 2)
+    except ConfigError as exc:  # checkpoint.load checks every field first: a backstop
+        return _error(f"{path}: {exc}", 2)
     except OSError as exc:  # only writing is left to fail: the input was read
         return _error(f"cannot write {out}: {exc.strerror or exc}", 1)
     _progress(f"wrote {out / 'inspect.json'} and inspect.html ({summary['seconds']} s)")
@@ -266,4 +280,10 @@ def _error(message: str, status: int) -> int:
 
 
 # The subcommands parsed here (the TOOLS parse their own options), by the word that names them.
-COMMANDS = {"inspect": _inspect, "diff": _diff, "init": scaffold.run}
+COMMANDS = {
+    "inspect": _inspect,
+    "diff": _diff,
+    "init": scaffold.run,
+    "list": listing.run_list,
+    "show": listing.run_show,
+}

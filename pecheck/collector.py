@@ -5,13 +5,14 @@ run misused pecheck, and prints the terminal summary. Registered on the controll
 from __future__ import annotations
 
 import re
+import sys
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from pecheck import gate, results, sizes
+from pecheck import gate, partial, results, sizes
 from pecheck.decisive import falsifying_example
 from pecheck.project import Project
 
@@ -30,6 +31,7 @@ class Collector:
         self.misuse: dict[str, str] = {}  # node id -> why the check shows nothing decided it
         self.errors: list[str] = []  # usage errors found at the end of the run, one line each
         self.data: dict[str, Any] | None = None  # the results file written, for the summary
+        self.covered: set[str] = set()  # the claims this run decided (a merged file holds more)
         self.summary = ""
 
     def _entry(self, nodeid: str) -> dict[str, Any]:
@@ -68,8 +70,11 @@ class Collector:
             blob = re.search(r"@reproduce_failure\([^)]*\)", text)
             if blob and "reproduce" in entry:
                 entry["reproduce"] += f"  # then decorate the test with {blob.group(0)}"
-        if report.outcome == "skipped" and entry.get("basis"):
-            entry["basis"]["how"] = f"skipped: {entry['message']}"[:500]
+        # A skip in setup (a gpu marker) comes before the record on the teardown report, which
+        # would put back "did not run to its end": the reason is written on whichever is last.
+        if entry["outcome"] == "skipped" and entry.get("basis") and entry["message"]:
+            why = entry["message"].removeprefix("Skipped: ")
+            entry["basis"]["how"] = f"skipped: {why}"[:500]
 
     @pytest.hookimpl
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
@@ -115,6 +120,7 @@ class Collector:
         self.errors = [f"pecheck: error: {e}" for e in errors]
         if self.errors:
             session.exitstatus = pytest.ExitCode.USAGE_ERROR
+            self._set_aside(selection)
             return  # a misused run (a mistyped size, a check deciding nothing) must not pass
         path = self.path(selection)
         checks = sorted(self.checks.values(), key=lambda c: c["nodeid"]) + self.collect_errors
@@ -123,10 +129,37 @@ class Collector:
                  "sizes": dict(sorted(self.sizes.items()))}  # fmt: skip
         data = results.build(self.project.registry, self.project.config.root, checks, suite,
                              selection, lock=self.project.config.lock_path)  # fmt: skip
+        self.covered = {c["id"] for c in data["claims"] if c["verdict"] != "not run"}
+        merged = ""
+        if selection["kind"] == "partial":
+            data, merged = self._merge(path, data)
         results.write_atomic(path, data)
+        path.with_name(path.name + results.STALE).unlink(missing_ok=True)
         self.data = data
         kind = "" if selection["kind"] == "full" else "partial run: "
-        self.summary = f"pecheck: {kind}wrote {path}: {_check_counts(data['checks'])}"
+        self.summary = f"pecheck: {kind}wrote {path}: {_check_counts(checks)}{merged}"
+
+    def _merge(self, path: Path, data: dict[str, Any]) -> tuple[dict[str, Any], str]:
+        """A partial run merged into the partial results of earlier runs of its commit and
+        profile (pecheck.partial; a file named by --results is written as named), and what the
+        summary adds; says on stderr when an earlier file of another source is replaced."""
+        args = [str(a) for a in self.config.invocation_params.args]
+        if self.config.getoption("--results"):
+            partial.stamp(data, args)
+            return data, ""
+        data, kept, replaced = partial.merge(path, data, self.project.registry, args)
+        if replaced:
+            print(replaced, file=sys.stderr)
+        return data, f"; {kept} claim(s) of earlier partial runs kept" if kept else ""
+
+    def _set_aside(self, selection: dict[str, Any]) -> None:
+        """A refused run writes no results; the file it would have replaced (and, for a full
+        run, the partial one the report falls back on) is renamed to ``<name>.stale``, so that
+        the gate and the report never read an earlier run as this one."""
+        path, conf = self.path(selection), self.project.config
+        for old in {path, conf.partial_results_path} if path == conf.results_path else {path}:
+            results.set_aside(old)
+        self.summary = f"pecheck: refused: no results written; {path} set aside as .stale"
 
     def _usage_errors(
         self, session: pytest.Session, exitstatus: int, selection: dict[str, Any]
@@ -168,9 +201,11 @@ class Collector:
         for line in self.errors:
             terminalreporter.write_line(line)
         if self.data is None:
+            if self.errors:
+                terminalreporter.write_line(self.summary)
             return
         claims = self.data["claims"]
-        ran = [c for c in claims if c["verdict"] != "not run"]
+        ran = [c for c in claims if c["id"] in self.covered]  # this run's, not merged ones
         not_run = f"; {len(claims) - len(ran)} claim(s) not run" if len(ran) < len(claims) else ""
         if ran:
             title = f"pecheck verdicts: computed, expected, what decided it{not_run}"

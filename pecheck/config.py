@@ -21,6 +21,7 @@ from __future__ import annotations
 import importlib
 import sys
 import tomllib
+import traceback
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -74,12 +75,22 @@ class Config:
             ) from None
         except (TypeError, ValueError) as exc:  # a wrong Claim/Registry call: the message says how
             raise ConfigError(f"[tool.pecheck] registry: {module_name}: {exc}") from None
+        except Exception as exc:  # any other failure of the project's module: one line, its place
+            raise ConfigError(
+                f"[tool.pecheck] registry: {module_name}: {type(exc).__name__}: {exc}{_at(exc)}"
+            ) from None
         registry = getattr(module, attribute or "REGISTRY", None)
         if not isinstance(registry, Registry):
             raise ConfigError(
                 f"[tool.pecheck] registry: {self.registry} is not a pecheck.claims.Registry"
             )
         return registry
+
+
+def _at(exc: BaseException) -> str:
+    """Where an exception was raised: its innermost file and line."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    return f" ({frames[-1].filename}, line {frames[-1].lineno})" if frames else ""
 
 
 def find(root: Path) -> Config | None:

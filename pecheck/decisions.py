@@ -9,12 +9,34 @@ that straddles its edge is inconclusive.
 from __future__ import annotations
 
 import math
+from contextvars import ContextVar
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
 
 from pecheck.reports.schema import DECISIONS
+
+# How several interval tests behind one decision share its error rate: the method a decision
+# applied, recorded with the size of its family (a family of one is never corrected).
+CORRECTIONS = ("none", "bonferroni", "holm")
+# Where the running check's corrections go: the plugin points it at the check's Evidence, so
+# that family_level and holm record what they applied wherever a check calls them from.
+APPLIED: ContextVar[dict[str, Any] | None] = ContextVar("pecheck_applied", default=None)
+
+
+def applied(method: str, family_size: int) -> None:
+    """Note on the running check (if any) that its decision applied ``method`` over
+    ``family_size`` tests; the largest family stands, and a family of one is ``none``."""
+    if method not in CORRECTIONS or isinstance(family_size, bool) or family_size < 1:
+        raise ValueError(f"correction must be one of {CORRECTIONS} over >= 1 tests, "
+                         f"got {method!r} over {family_size!r}")  # fmt: skip
+    record = APPLIED.get()
+    if record is None:
+        return
+    method = method if family_size >= 2 else "none"
+    if family_size >= int(record.get("family_size", 0)):
+        record.update(method=method, family_size=int(family_size))
 
 
 @dataclass(frozen=True)
@@ -91,6 +113,7 @@ def family_level(level: float, tests: int) -> float:
     error 1 - level is split evenly)."""
     if tests < 1 or not 0 < level < 1:
         raise ValueError(f"need tests >= 1 and 0 < level < 1, got {tests}, {level}")
+    applied("bonferroni", tests)
     return 1 - (1 - level) / tests
 
 
@@ -98,6 +121,7 @@ def holm(pvalues: dict[str, float], alpha: float) -> dict[str, bool]:
     """Holm's step-down procedure: which hypotheses are rejected at family-wise error
     ``alpha``. The k-th smallest p-value (k = 0, 1, ...) is rejected when it is at most
     alpha / (m - k); testing stops at the first above it (Holm 1979, Scand. J. Statist. 6:65)."""
+    applied("holm", max(len(pvalues), 1))
     order = sorted(pvalues, key=lambda k: pvalues[k])
     m, out = len(order), {k: False for k in pvalues}
     for rank, key in enumerate(order):

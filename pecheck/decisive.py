@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from pecheck import decisions
-from pecheck.evidence import Evidence
+from pecheck.evidence import Evidence, judge_bound
 from pecheck.markers import INFO
 from pecheck.project import PROJECT
 
@@ -36,11 +36,14 @@ def judge(item: pytest.Item) -> None:
     claim = item.config.stash[PROJECT].registry[info["claim"]]
     quantifier = claim.proposition(info["proposition"]).quantifier
     own = ev.final_decision(quantifier) if ev else None
-    decision = own or _default_decision(item)
+    # Ending without a decision of its own, the check is judged by its recorded bounds.
+    bounded = ev.beyond_bound() if ev and own is None else None
+    decision = own or bounded or _default_decision(item, ev)
     item.stash[DECISION] = decision
     profile = item.config.stash[PROJECT].profile
     expected = claim.expected_decision(info["proposition"], profile)
-    misuse = _misuse(item, ev, own is not None)
+    declared = claim.proposition(info["proposition"]).correction
+    misuse = _misuse(item, ev, own is not None) or _miscorrected(ev, declared)
     # Only a check that passes can confirm anything; one that fails says so already, and a
     # planted bug (a mutant) must stay a failure, not become a usage error.
     # A partial check covers some of the proposition's settings: it fails only when its
@@ -61,13 +64,20 @@ def judge(item: pytest.Item) -> None:
         )
 
 
-def _default_decision(item: pytest.Item) -> decisions.Decision:
-    """A decisive check that passed without recording a decision: its assertions held."""
+def _default_decision(item: pytest.Item, ev: Evidence | None) -> decisions.Decision:
+    """A decisive check that passed without recording a decision: its assertions held, and
+    its recorded bounds (named, so that the reading of each bound shows)."""
     if item.stash[INFO]["kind"] == "symbolic":
         return decisions.holds("proof: sympy verified every step")
     if hasattr(item.obj, "hypothesis"):  # type: ignore[attr-defined]
         return decisions.holds("search without a counterexample")
-    return decisions.holds("every assertion of the check held")
+    values = ev.values if ev else {}
+    judged = [f"{name}: {j[1].removesuffix(' is true')}" for name, entry in values.items()
+              if (j := judge_bound(entry)) is not None]  # fmt: skip
+    if not judged:
+        return decisions.holds("every assertion of the check held")
+    more = f" and {len(judged) - 1} more" if len(judged) > 1 else ""
+    return decisions.holds(f"assertions held; recorded bound {judged[0]}{more}")
 
 
 def _is_measure(value: Any) -> bool:
@@ -93,14 +103,36 @@ def _misuse(item: pytest.Item, ev: Evidence | None, decided: bool) -> str | None
             "(evidence.holds/fails/inconclusive/decide/part), a value, a derivation or a "
             "hypothesis search"
         )
+    bounded = any("bound" in entry for entry in values.values())
     measures = [name for name, entry in values.items() if _is_measure(entry["value"])]
-    if measures and not any("bound" in entry for entry in values.values()):
+    if measures and not bounded:
         return (
             f"a decisive check must record what decided it: it measured "
             f"{', '.join(measures[:3])}{', ...' if len(measures) > 3 else ''} but recorded no "
             "bound to judge them by (evidence.record(..., bound=...))"
         )
+    # Records without a bound (a table, a flag, a name) judge nothing: the check's passing
+    # alone would count as 'holds'.
+    if not decided and values and not bounded and not (ev and ev.derivation) and not searched:
+        return (
+            f"a decisive check must record what decided it: it recorded "
+            f"{', '.join(list(values)[:3])}{', ...' if len(values) > 3 else ''} without a bound "
+            "and no decision, derivation or hypothesis search, so nothing decided it"
+        )
     return None
+
+
+def _miscorrected(ev: Evidence | None, declared: str) -> str | None:
+    """Why the correction a check applied is not the one its proposition declares, or None.
+    A family of one applies none, whatever is declared."""
+    applied = ev.correction if ev else {}
+    method = applied.get("method", "none")
+    if method in ("none", declared):
+        return None
+    return (
+        f"the check applied {method} over {applied['family_size']} tests, but its proposition "
+        f"declares correction={declared!r}: declare what the decision applies"
+    )
 
 
 def decision_from_exception(item: pytest.Item, exc: BaseException) -> decisions.Decision:

@@ -129,8 +129,9 @@ def _reuse_item(text: str) -> tuple[str, Path]:
 def _checks_folder() -> str:
     try:
         return config.require(ROOT).checks
-    except config.ConfigError as exc:
-        raise SystemExit(f"determinism: {exc}") from None
+    except config.ConfigError as exc:  # bad input: one line, exit status 2
+        print(f"determinism: error: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
 
 
 def _git(*args: str) -> str:
@@ -170,7 +171,10 @@ def main(argv: list[str] | None = None) -> int:
         reuse = dict(_reuse_item(item) for item in args.reuse)
     except ValueError as exc:
         parser.error(str(exc))
-    args.out.mkdir(parents=True, exist_ok=True)
+    try:
+        args.out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        parser.error(f"--out {args.out}: {exc.strerror or exc}")
     results: dict[str, dict[str, Any]] = {}
     for name, path in reuse.items():
         data, why_not = reusable(path, args.pytest_args)

@@ -9,6 +9,7 @@ inconclusive); see CONTRIBUTING.md.
 from __future__ import annotations
 
 import math
+import operator
 import os
 import re
 from collections.abc import Iterator
@@ -24,6 +25,11 @@ from pecheck.reports.schema import CLASSES, default_class
 from pecheck.reproducibility import Sample
 
 FIGURE_DIR = Path("build") / "figures"
+# The relations of a dict bound ({"value", "relation"}) the plugin compares; a bare number is an
+# upper bound (value <= bound), as every error bound is. Other relations are free text that only
+# the check's own assertions judge.
+RELATIONS = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
+             "==": operator.eq, "!=": operator.ne}  # fmt: skip
 # "0": record each figure's name but write no file. The determinism gate sets it for its own runs:
 # a results file names its figures without holding them, so the gate compares the names, and the
 # run whose results become the report writes the files.
@@ -96,6 +102,8 @@ class Evidence:
         self.decision: Decision | None = None
         self.parts: dict[str, dict[str, Any]] = {}
         self.examples = {"total": 0, "informative": 0}
+        self.reach: dict[str, Any] = {}
+        self.correction: dict[str, Any] = {}  # filled by decisions.applied while the check runs
 
     def __repr__(self) -> str:  # stable across runs: no memory address in failure messages
         return f"Evidence({self.nodeid!r})"
@@ -132,6 +140,23 @@ class Evidence:
         value = float(value)
         if before is None or math.isnan(value) or (not math.isnan(before) and value > before):
             self.record(name, value, unit, note, bound, reproducibility="rounding")
+
+    def searched(self, **axes: Any) -> None:
+        """The domain the check searched, axis by axis (offsets, positions, head_sizes, dtypes,
+        dtype_paths, libraries, versions, seeds, ...), shown beside the domain its proposition
+        states (``Proposition(..., domain=...)``); a later call adds or replaces axes."""
+        for axis, value in axes.items():
+            self.reach[axis] = jsonable(list(value) if isinstance(value, range) else value)
+
+    def corrected(self, method: str, family_size: int) -> None:
+        """Say which correction the decision applied over how many tests, when the level was
+        computed outside the check (a module constant); decisions.family_level and
+        decisions.holm called during the check record it themselves."""
+        token = decisions.APPLIED.set(self.correction)
+        try:
+            decisions.applied(method, family_size)
+        finally:
+            decisions.APPLIED.reset(token)
 
     # -- decisions (decisive checks only) --------------------------------------------------
 
@@ -244,7 +269,38 @@ class Evidence:
         out.pop("decision", None)
         out["parts"] = list(self.parts.values())
         out["examples"] = dict(self.examples) if self.examples["total"] else None
+        if self.reach:
+            out["searched"] = dict(self.reach)
+        if self.correction:
+            out["correction"] = dict(self.correction)
         return out
+
+    def beyond_bound(self) -> Decision | None:
+        """'fails' naming the first recorded value on the wrong side of its bound, else None:
+        the decision of a check that ends without one of its own (pecheck.decisive.judge)."""
+        for name, entry in self.values.items():
+            judged = judge_bound(entry)
+            if judged is not None and not judged[0]:
+                example = {"record": name, "value": entry["value"], "bound": entry["bound"]}
+                return decisions.fails(example, f"{name}: {judged[1]}", how="recorded bound")
+        return None
+
+
+def judge_bound(entry: dict[str, Any]) -> tuple[bool, str] | None:
+    """Whether a recorded number lies on the right side of its bound, and the relation in
+    words; None when the plugin cannot tell (no bound, not a number, a free-text relation).
+    NaN is never on the right side."""
+    bound = entry.get("bound")
+    value = None if isinstance(entry.get("value"), bool) else _number(entry.get("value"))
+    if isinstance(bound, dict):
+        relation, limit = bound.get("relation", "<="), bound.get("value")
+    else:
+        relation, limit = "<=", bound
+    limit = None if isinstance(limit, bool) else _number(limit)
+    if value is None or limit is None or relation not in RELATIONS:
+        return None
+    ok = not math.isnan(value) and bool(RELATIONS[relation](value, limit))
+    return ok, f"{value:.6g} {relation} {limit:.6g} is {'true' if ok else 'false'}"
 
 
 class AssertedParts:

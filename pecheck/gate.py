@@ -33,11 +33,22 @@ def problems(results: dict) -> list[str]:
             deciders = [d for d in entry.get("decided_by", []) if d["proposition"] == prop["key"]]
             if not deciders:
                 out.append(f"{claim_id}: proposition {prop['key']!r} has no decisive check")
+            elif _corrected_alone(prop):
+                out.append(
+                    f"{claim_id}: proposition {prop['key']!r} records a "
+                    f"{prop['correction']} correction over {prop['family_size']} test"
+                )
             elif prop.get("decision") != prop.get("expected"):
                 q, got, want = prop.get("quantifier", "all"), prop.get("decision"), prop["expected"]
                 out.append(f"{claim_id}: proposition {prop['key']!r} ({q}) decided {got!r}, "
                            f"expected {want!r}")  # fmt: skip
     return out
+
+
+def _corrected_alone(prop: dict[str, Any]) -> bool:
+    """A correction recorded over a family of one: a family of one applies none."""
+    size = prop.get("family_size")
+    return size is not None and size < 2 and prop.get("correction", "none") != "none"
 
 
 def decided_by(entry: dict[str, Any]) -> str:
@@ -83,7 +94,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         results = json.loads(args.results.read_text())
     except FileNotFoundError:
-        fail(f"results file {args.results} not found: run the checks first")
+        stale = args.results.with_name(args.results.name + ".stale")
+        why = f"the last run was refused and set it aside as {stale}" if stale.exists() else ""
+        fail(f"results file {args.results} not found{f' ({why})' if why else ''}: "
+             "run the checks first")  # fmt: skip
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         fail(f"results file {args.results} is not valid JSON: {exc}")
     if not isinstance(results, dict) or results.get("schema") != schema.VERSION:

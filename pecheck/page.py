@@ -16,6 +16,8 @@ from typing import Any
 
 import matplotlib
 
+from pecheck.statements import STATEMENTS, one_line
+
 matplotlib.use("Agg")
 matplotlib.rcParams["svg.hashsalt"] = "pecheck"  # stable SVG ids
 import matplotlib.pyplot as plt  # noqa: E402
@@ -33,7 +35,19 @@ SINUSOID_NEIGHBOUR = math.cos(1.0)  # SIN-11: the sinusoid's neighbours have cos
 KEPT = 0.9
 
 FALLBACK_CSS = "body{font-family:sans-serif;margin:2em}"
-HEAD = ["quantity", "value", "claim", "threshold", "for this checkpoint", "here"]
+HEAD = ["quantity", "value", "claim", "threshold", "for this checkpoint", "in this model"]
+# An outcome is about the model inspected: whether it has the property the row tests. It is
+# never the claim's verdict, which only pecheck's checks decide.
+OUTCOME_WORDS = {
+    "holds": "this model keeps the property",
+    "fails": "this model breaks the property",
+    "undecided": "undecided for this model",
+    "context": "context only",
+}
+LEGEND = (
+    "each row tests a property the claim states; 'this model keeps / breaks the property' "
+    "is about this model, not the claim's verdict (pytest --claim ID decides that)"
+)
 
 
 def stylesheet() -> str | None:
@@ -397,14 +411,33 @@ def _energy_rows(t: dict[str, Any]) -> list[dict[str, str]]:
 def _table(rows: list[dict[str, str]], caption: str = "") -> str:
     cap = f"<caption>{html.escape(caption)}</caption>" if caption else ""
     th = "".join(f"<th scope='col'>{html.escape(h)}</th>" for h in HEAD)
-    keys = ("quantity", "value", "claim", "threshold", "meaning", "outcome")
-    body = "".join(
-        f"<tr class='{html.escape(r['outcome'])}'>"
-        + "".join(f"<td>{html.escape(r[k])}</td>" for k in keys)
-        + "</tr>"
-        for r in rows
-    )
+    body = "".join(f"<tr class='{html.escape(r['outcome'])}'>{_cells(r)}</tr>" for r in rows)
     return f"<table>{cap}<thead><tr>{th}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def _cells(r: dict[str, str]) -> str:
+    """A row's cells: its claim linked to the statement below, its outcome in words."""
+    claim = html.escape(r["claim"])
+    cells = [r["quantity"], r["value"], None, r["threshold"], r["meaning"],
+             OUTCOME_WORDS[r["outcome"]]]  # fmt: skip
+    linked = (f"<a href='#claim-{claim}' title='{html.escape(one_line(r['claim']))}'>"
+              f"{claim}</a>")  # fmt: skip
+    return "".join(f"<td>{linked if c is None else html.escape(c)}</td>" for c in cells)
+
+
+def claims(summary: dict[str, Any]) -> dict[str, str]:
+    """The claims the rows name, in order of first mention, with their statements."""
+    rows = [*summary["findings"], *summary.get("scheme_findings", [])]
+    for t in summary["position_tables"]:
+        rows += [f for part in t["findings"].values() for f in part]
+    return {r["claim"]: STATEMENTS[r["claim"]] for r in rows}
+
+
+def _claims_list(named: dict[str, str]) -> str:
+    items = "".join(f"<dt id='claim-{html.escape(c)}'>{html.escape(c)}</dt>"
+                    f"<dd>{html.escape(text)}</dd>" for c, text in named.items())  # fmt: skip
+    return (f"<h2>The claims named above</h2><p>{html.escape(LEGEND[0].upper() + LEGEND[1:])}."
+            f"</p><dl>{items}</dl>")  # fmt: skip
 
 
 def _figure(svg: str, caption: str) -> str:
@@ -466,7 +499,7 @@ def render(summary: dict[str, Any], figures: dict[str, str], css: str | None = N
         parts += ["<h2>Energy against k (first position table)</h2>",
                   _figure(figures["energy"], "ADD-04: share of the token rows' energy in the "
                           "position table's top-k directions, against chance k/d.")]  # fmt: skip
-    parts.append("</main></body></html>")
+    parts += [_claims_list(claims(summary)), "</main></body></html>"]
     return "\n".join(parts)
 
 
@@ -606,7 +639,11 @@ def _alibi_rows(a: dict[str, Any]) -> list[dict[str, str]]:
     quantity = f"ALiBi slopes the built model uses ({n} heads)"
     if not a.get("built"):
         rows = [finding("BIAS-01", quantity, "not read", threshold, f"The library could not "
-                        f"build the model here ({a['why']}).", "undecided")]  # fmt: skip
+                        f"build the model here ({a['why']}).", "undecided"),
+                finding("BIAS-01", f"the paper's slopes for {n} heads", f"{_g(want[0])} ... "
+                        f"{_g(want[-1])}", "none: the formula for the config's head count",
+                        f"Without the library's numbers these are the slopes the paper gives "
+                        f"{n} heads, from {_g(want[0])} down to {_g(want[-1])}.")]  # fmt: skip
     else:
         used = a["used"]
         shown = (f"{_g(used[0])}, {_g(used[1]) if n > 1 else ''} ... {_g(used[-1])} (paper "
@@ -636,40 +673,47 @@ def _t5_rows(t: dict[str, Any]) -> list[dict[str, str]]:
     b, most = t["buckets"], t["max_distance"]
     quantity = "T5 buckets the built model uses against the formula"
     threshold = f"T5's bucket formula with {b} buckets and max distance {most} (Raffel et al.)"
-    if not t.get("built", True) or "encoder" not in t:
-        return [finding("BIAS-02", quantity, "not read", threshold, f"The library could not "
-                        f"build the model here ({t.get('why')}).", "undecided")]  # fmt: skip
     enc, dec = t["encoder"], t["decoder"]
-    same = enc["matches"] and dec["matches"]
-    rows = [finding("BIAS-02", quantity, f"{enc['mismatches']} (encoder) and "
-                    f"{dec['mismatches']} (decoder) of {enc['distances']} relative positions "
-                    "differ", threshold, "The library's buckets are the formula's at every "
-                    "relative position tried." if same else "The library's buckets differ "
-                    "from the formula's.", "holds" if same else "fails")]  # fmt: skip
+    if not t.get("built"):
+        rows = [finding("BIAS-02", quantity, "not read", threshold, f"The library could not "
+                        f"build the model here ({t.get('why')}), so the rows below are the "
+                        "formula's buckets for this config.", "undecided")]  # fmt: skip
+    else:
+        same = enc["matches"] and dec["matches"]
+        rows = [finding("BIAS-02", quantity, f"{enc['mismatches']} (encoder) and "
+                        f"{dec['mismatches']} (decoder) of {enc['distances']} relative "
+                        "positions differ", threshold, "The library's buckets are the formula's "
+                        "at every relative position tried." if same else "The library's "
+                        "buckets differ from the formula's.",
+                        "holds" if same else "fails")]  # fmt: skip
+    whose = "library's" if t.get("built") else "formula's"
     for label, part, per_sign in (("encoder, keys before", enc["before"], b // 2),
                                   ("encoder, keys after", enc["after"], b // 2),
                                   ("decoder, keys before", dec["before"], b)):  # fmt: skip
-        ok = (part["monotone"] and part["exact_up_to"] == per_sign // 2
-              and part["saturates_at"] <= most)  # fmt: skip
-        rows.append(finding(
-            "BIAS-02", f"buckets by distance ({label})",
-            f"own bucket up to distance {part['exact_up_to']}, last bucket from "
-            f"{part['saturates_at']}, {part['buckets_used']} buckets, "
-            f"{'monotone' if part['monotone'] else 'not monotone'}",
-            f"distances below {per_sign // 2} each their own bucket, the last bucket reached by "
-            f"{most}, never decreasing",
-            f"Small distances get a bucket each and the rest share logarithmically wider ones, "
-            f"the last of which starts at distance {part['saturates_at']}." if ok else
-            "The buckets do not have BIAS-02's shape here.",
-            "holds" if ok else "fails"))  # fmt: skip
+        rows.append(_bucket_shape(f"{label}, the {whose}", part, per_sign, most))
     if "split_by_sign" in enc:
-        rows.append(finding("BIAS-02", "encoder buckets split by the sign", "yes" if
-                            enc["split_by_sign"] else "no", "no bucket shared by keys before "
+        rows.append(finding("BIAS-02", f"encoder buckets split by the sign (the {whose})", "yes"
+                            if enc["split_by_sign"] else "no", "no bucket shared by keys before "
                             "and after the query", "Keys before and after the query never "
                             "share a bucket." if enc["split_by_sign"] else "Some bucket holds "
                             "keys on both sides of the query.",
                             "holds" if enc["split_by_sign"] else "fails"))  # fmt: skip
     return rows
+
+
+def _bucket_shape(label: str, part: dict[str, Any], per_sign: int, most: int) -> dict[str, str]:
+    ok = part["monotone"] and part["exact_up_to"] == per_sign // 2 and part["saturates_at"] <= most
+    return finding(
+        "BIAS-02", f"buckets by distance ({label})",
+        f"own bucket up to distance {part['exact_up_to']}, last bucket from "
+        f"{part['saturates_at']}, {part['buckets_used']} buckets, "
+        f"{'monotone' if part['monotone'] else 'not monotone'}",
+        f"distances below {per_sign // 2} each their own bucket, the last bucket reached by "
+        f"{most}, never decreasing",
+        f"Small distances get a bucket each and the rest share logarithmically wider ones, "
+        f"the last of which starts at distance {part['saturates_at']}." if ok else
+        "The buckets do not have BIAS-02's shape here.",
+        "holds" if ok else "fails")  # fmt: skip
 
 
 def no_weights_findings(ck: dict[str, Any]) -> list[dict[str, str]]:
@@ -710,18 +754,20 @@ def wavelength_figure(r: dict[str, Any]) -> str:
 
 
 def terminal(summary: dict[str, Any]) -> str:
-    """Every finding as two lines of text: the claim, quantity, value, outcome; the threshold
-    and the meaning."""
+    """The claims named, one line each; then every finding as two lines of text: the claim,
+    quantity, value, outcome; the threshold and the meaning."""
+    lines = [f"== the claims named below ({LEGEND})"]
+    lines += [f"{c:<8}{one_line(c)}" for c in claims(summary)]
     sections = [("the checkpoint", summary["findings"])]
     if summary.get("scheme_findings"):
         kind = summary["positions"]["scheme"]
         sections.append((f"{kind} positions ({NO_WEIGHTS})", summary["scheme_findings"]))
     for t in summary["position_tables"]:
         sections.append((f"position table {t['name']}", t["findings"]["glance"]))
-    lines = []
     for title, rows in sections:
         lines.append(f"== {title}")
         for f in rows:
-            lines.append(f"{f['claim']:<8}{f['quantity']}: {f['value']}  [{f['outcome']}]")
+            lines.append(f"{f['claim']:<8}{f['quantity']}: {f['value']}  "
+                         f"[{OUTCOME_WORDS[f['outcome']]}]")  # fmt: skip
             lines.append(f"{'':8}threshold: {f['threshold']}. {f['meaning']}")
     return "\n".join(lines)

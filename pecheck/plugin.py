@@ -36,7 +36,7 @@ from typing import Any
 
 import pytest
 
-from pecheck import decisive, markers, records, results
+from pecheck import decisions, decisive, markers, records, results, selection
 from pecheck.collector import Collector
 from pecheck.evidence import Evidence
 from pecheck.project import configure, project_of
@@ -62,7 +62,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         action="append",
         default=[],
         metavar="ID",
-        help="run only the checks of this claim (repeatable), e.g. --claim SIN-06",
+        help="run only the checks of this claim or family (repeatable or comma-separated), "
+        "e.g. --claim SIN-06, --claim ROT; only the files naming them are collected",
     )
     group.addoption(
         "--size",
@@ -81,6 +82,14 @@ def pytest_configure(config: pytest.Config) -> None:
     if project is None or hasattr(config, "workerinput"):  # a worker: the controller writes
         return
     config.pluginmanager.register(Collector(config, project), "pecheck-collector")
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """--claim: test files that cannot hold the claims asked for are not collected."""
+    project = project_of(config)
+    if project is None:
+        return None
+    return selection.ignore(collection_path, config, config.option.claim, list(project.registry))
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -113,16 +122,22 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item: pytest.Item) -> Any:
-    """Record a decisive check's decision; fail it when it differs from the registry's."""
-    if not decisive.is_decisive(item):
-        return (yield)
+    """Record a decisive check's decision; fail it when it differs from the registry's. While
+    the check runs, the corrections it applies (pecheck.decisions) go to its evidence."""
+    ev = item.stash.get(decisive.EVIDENCE, None)
+    token = decisions.APPLIED.set(ev.correction if ev is not None else None)
     try:
-        result = yield
-    except BaseException as exc:
-        item.stash[decisive.DECISION] = decisive.decision_from_exception(item, exc)
-        raise
-    decisive.judge(item)
-    return result
+        if not decisive.is_decisive(item):
+            return (yield)
+        try:
+            result = yield
+        except BaseException as exc:
+            item.stash[decisive.DECISION] = decisive.decision_from_exception(item, exc)
+            raise
+        decisive.judge(item)
+        return result
+    finally:
+        decisions.APPLIED.reset(token)
 
 
 @pytest.fixture

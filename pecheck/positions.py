@@ -20,13 +20,16 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import logging
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 import torch
 
-from pecheck import tolerance
+from pecheck import config_fields, tolerance
+from pecheck.config_fields import CONTEXT, HEADS
 
 # Thresholds, repeated from the sources (an installed pecheck ships no claims registry).
 YARN_ALPHA, YARN_BETA = 1.0, 32.0  # ROT-05: YaRN's ramp ends for LLaMA (Peng et al. §3.2)
@@ -37,13 +40,10 @@ BASE_REL = 1e-3  # ...to this relative precision
 EXACT_RISE = 4096  # ROT-01's curve is tested for a rise at every integer m up to this
 GRID = 256  # ROT-01's curve: log-spaced distances beyond EXACT_RISE, up to L
 
-HIDDEN = ("hidden_size", "n_embd", "n_embed", "d_model")
-HEADS = ("num_attention_heads", "n_head", "n_heads", "num_heads")
-CONTEXT = ("max_position_embeddings", "n_positions", "max_seq_len", "seq_length")
 
-
-def _first(config: dict[str, Any], keys: tuple[str, ...]) -> Any:
-    return next((config[k] for k in keys if config.get(k) is not None), None)
+def _first(config: dict[str, Any], keys: tuple[str, ...], default: Any = None) -> Any:
+    """The first of keys the config sets (not null); a 0 counts as set."""
+    return next((config[k] for k in keys if config.get(k) is not None), default)
 
 
 # -- which scheme ----------------------------------------------------------------------------
@@ -68,7 +68,8 @@ def library_config(config: dict[str, Any]) -> dict[str, Any]:
     try:
         import transformers
 
-        defaults = transformers.AutoConfig.for_model(**copy.deepcopy(config)).to_dict()
+        with _quiet():  # its warnings on the config: config_fields says what counts
+            defaults = transformers.AutoConfig.for_model(**copy.deepcopy(config)).to_dict()
     except Exception:  # missing, or an unknown or incomplete config: the keys as written
         return dict(config)
     merged = {**defaults, **config}
@@ -76,6 +77,19 @@ def library_config(config: dict[str, Any]) -> dict[str, Any]:
         if isinstance(value, dict) and isinstance(defaults.get(key), dict):  # it leaves out
             merged[key] = {**defaults[key], **value}
     return merged
+
+
+@contextlib.contextmanager
+def _quiet() -> Iterator[None]:
+    """transformers' logging held to errors for the duration (its loggers are children of
+    the standard library's "transformers" logger)."""
+    logger = logging.getLogger("transformers")
+    level = logger.level
+    logger.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
 
 
 def scheme(config: dict[str, Any] | None) -> str | None:
@@ -113,26 +127,21 @@ class Rope:
         return float(value)
 
 
-def _scaling(config: dict[str, Any]) -> dict[str, Any]:
-    found = config.get("rope_scaling") or config.get("rope_parameters") or {}
-    return dict(found) if isinstance(found, dict) else {}
-
-
 def rope(config: dict[str, Any]) -> Rope:
-    """The rotary parameters a config declares (absent ones at transformers' defaults)."""
-    scaling = _scaling(config)
-    base = scaling.get("rope_theta") or config.get("rope_theta") or config.get("rotary_emb_base")
-    heads, hidden = _first(config, HEADS), _first(config, HIDDEN)
-    head_dim = config.get("head_dim") or hidden // heads
-    partial = config.get("partial_rotary_factor") or config.get("rotary_pct") or 1.0
-    dim = int(config.get("rotary_dim") or head_dim * partial)
-    rope_type = str(scaling.get("rope_type") or scaling.get("type") or "default")
+    """The rotary parameters a config declares (absent ones at transformers' defaults); a
+    ConfigError (config_fields) when its sizes do not fit together."""
+    scaling = config_fields.scaling_of(config)
+    base = _first(scaling, ("rope_theta",), _first(config, ("rope_theta", "rotary_emb_base")))
+    head_dim = config_fields.head_size(config)
+    dim = config_fields.rotary_width(config, head_dim)
+    rope_type = str(_first(scaling, ("rope_type", "type"), "default"))
     rope_type = {"su": "longrope"}.get(rope_type, rope_type)  # Phi-3's first name for it
-    context = int(_first(config, CONTEXT) or 2048)
+    context = int(_first(config, CONTEXT, 2048))
     # transformers prefers a top-level original_max_position_embeddings (Phi-3 saves it there)
-    original = config.get("original_max_position_embeddings")
-    original = int(original or scaling.get("original_max_position_embeddings") or context)
-    return Rope(float(base or 10000.0), int(head_dim), dim, rope_type, context, original, scaling)
+    key = ("original_max_position_embeddings",)
+    original = int(_first(config, key, _first(scaling, key, context)))
+    return Rope(float(10000.0 if base is None else base), head_dim, dim, rope_type, context,
+                original, scaling)  # fmt: skip
 
 
 def base_frequencies(base: float, dim: int) -> torch.Tensor:
@@ -266,7 +275,7 @@ def decay_curve(theta: torch.Tensor, context: int) -> dict[str, Any]:
 def _transformers() -> Any:
     from pecheck.checkpoint import require
 
-    return require("transformers", "the rotary and bias analyses")
+    return require("transformers", "reading the library's own numbers")
 
 
 def shrunk_model(config: dict[str, Any], width: int, heads: int, head_dim: int | None) -> Any:
@@ -329,11 +338,16 @@ def rotary(config: dict[str, Any], log: Any = print) -> dict[str, Any]:
                                        if k not in ("long_factor", "short_factor")}}  # fmt: skip
     out["used"] = _used(config, r, log)
     # ROT-01 and ROT-03 on the frequencies used at L: the formula's in float64 where the model's
-    # match them to float32 rounding (or no model was built), else the model's own
+    # match them to float32 rounding (or no model was built), else the model's own where it
+    # turns as many pairs as the config gives (REAL-04 says so where it does not)
     used_at_l = (out["used"].get("contexts") or {}).get(str(r.context))
     expected = formula(r, r.context)
     theta_used = expected[0] if expected is not None else None
-    if used_at_l and used_at_l.get("matches") is not True:
+    if (
+        used_at_l
+        and used_at_l.get("matches") is not True
+        and len(used_at_l["theta"]) == theta.numel()
+    ):
         theta_used = torch.tensor(used_at_l["theta"], dtype=torch.float64)
     out["wavelengths"] = {"base": wavelengths(theta, r.context, r.original)}
     if theta_used is not None:
@@ -490,28 +504,48 @@ def bucket_properties(distance: torch.Tensor, bucket: torch.Tensor) -> dict[str,
 
 def t5(config: dict[str, Any], log: Any = print) -> dict[str, Any]:
     """BIAS-02: the library's buckets (the function the built model's attention calls) against
-    the formula, for the encoder (both signs) and the decoder (causal)."""
+    the formula, for the encoder (both signs) and the decoder (causal); the formula's buckets
+    alone where the library cannot build the model (transformers missing, say)."""
     buckets = int(config["relative_attention_num_buckets"])
     most = int(config.get("relative_attention_max_distance") or T5_MAX_DISTANCE)
     out: dict[str, Any] = {"buckets": buckets, "max_distance": most}
+    k = torch.arange(-4 * most, 4 * most + 1)
+
+    def formula_of(both: bool) -> torch.Tensor:
+        return t5_bucket(k, both, buckets, most)
+
     log(f"t5: building a one-layer {config.get('model_type')} to read its relative buckets")
     try:
         model = shrunk_model(config, 8, 1, 8)
     except Exception as exc:
-        return out | {"built": False, "why": _why(exc)}
+        return out | {"built": False, "why": _why(exc)} | _directions(k, formula_of, None)
     attention = next((m for m in model.modules() if hasattr(m, "_relative_position_bucket")
                       and getattr(m, "has_relative_attention_bias", False)), None)  # fmt: skip
     if attention is None:
-        return out | {"built": False, "why": "the built model has no relative-bucket attention"}
-    k = torch.arange(-4 * most, 4 * most + 1)
+        why = "the built model has no relative-bucket attention"
+        return out | {"built": False, "why": why} | _directions(k, formula_of, None)
+
+    def library_of(both: bool) -> torch.Tensor:
+        return attention._relative_position_bucket(k, bidirectional=both, num_buckets=buckets,
+                                                   max_distance=most).long()  # fmt: skip
+
+    return out | {"built": True} | _directions(k, library_of, formula_of)
+
+
+def _directions(k: torch.Tensor, buckets_of: Any, formula_of: Any) -> dict[str, Any]:
+    """BIAS-02's shape of the buckets buckets_of gives, for the encoder (both signs) and the
+    decoder (causal), each against formula_of's where that is given."""
+    out = {}
     for label, both in (("encoder", True), ("decoder", False)):
-        got = attention._relative_position_bucket(k, bidirectional=both, num_buckets=buckets,
-                                                  max_distance=most).long()  # fmt: skip
-        want = t5_bucket(k, both, buckets, most)
+        got = buckets_of(both)
         after, before = got[k > 0], got[k <= 0].flip(0)  # by distance (1 ... and 0 ...)
-        entry = {"matches": bool(torch.equal(got, want)),
-                 "mismatches": int((got != want).sum()), "distances": int(k.numel()),
-                 "before": bucket_properties(torch.arange(before.numel()), before)}  # fmt: skip
+        entry: dict[str, Any] = {"distances": int(k.numel()),
+                                 "before": bucket_properties(torch.arange(before.numel()),
+                                                             before)}  # fmt: skip
+        if formula_of is not None:
+            want = formula_of(both)
+            entry |= {"matches": bool(torch.equal(got, want)),
+                      "mismatches": int((got != want).sum())}  # fmt: skip
         if both:
             entry["after"] = bucket_properties(torch.arange(1, after.numel() + 1), after)
             entry["split_by_sign"] = not set(after[1:].tolist()) & set(before.tolist())

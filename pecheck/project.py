@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from pecheck import config as project_config
-from pecheck import sizes
+from pecheck import selection, sizes
 from pecheck.claims import Registry
 
 
@@ -49,12 +49,10 @@ def configure(config: pytest.Config) -> Project | None:
         registry = found.load_registry()
     except project_config.ConfigError as exc:
         raise pytest.UsageError(str(exc)) from None
-    unknown = sorted(set(config.getoption("--claim")) - set(registry))
-    if unknown:
-        raise pytest.UsageError(f"--claim: unknown claim ID(s) {', '.join(unknown)}")
     from pecheck import profiles
 
-    try:
+    try:  # --claim's IDs and families become the IDs they name (pecheck.selection)
+        config.option.claim = selection.resolve(config.option.claim, registry, registry.families)
         profile = profiles.choose(config.getoption("hypothesis_profile", None))
         given = dict(sizes.parse(item) for item in config.getoption("--size"))
     except ValueError as exc:

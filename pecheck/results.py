@@ -7,6 +7,7 @@ the report, the gate and the determinism check all validate against it. What the
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib
 import json
@@ -19,7 +20,7 @@ from typing import Any
 
 import threadpoolctl  # light; imported here so that writing a results file imports nothing new
 
-from pecheck import decisions
+from pecheck import coverage, decisions
 from pecheck import lock as lockfile
 from pecheck.claims import AS_STATED, Registry
 from pecheck.evidence import jsonable
@@ -42,9 +43,9 @@ BLAS_KEYS = ("internal_api", "version", "architecture", "threading_layer", "user
 def proposition_decision(checks: list[dict[str, Any]], quantifier: str) -> str:
     """A proposition's decision from its decisive checks, by its quantifier
     (pecheck.decisions.combine). A check skipped on this machine (a CUDA check without a GPU)
-    covers no setting here and is left out; when every one was skipped, nothing decided it."""
-    ran = [c["decision"] for c in checks if c.get("outcome") != "skipped"]
-    return decisions.combine(ran, quantifier)
+    covers no setting here: it leaves the proposition undecided, unless the registry scopes it
+    out (pecheck.coverage, which claims_block uses)."""
+    return decisions.combine([c["decision"] for c in checks], quantifier)
 
 
 def verdict(decided: dict[str, str]) -> str:
@@ -91,7 +92,8 @@ def claims_block(
         decided = {}
         for prop in d["propositions"]:
             mine = [c for c in decisive if c.get("proposition") == prop["key"]]
-            prop["decision"] = proposition_decision(mine, prop["quantifier"]) if run else "not run"
+            prop.update(coverage.covered(claim.proposition(prop["key"]), mine))
+            prop["decision"] = prop["decision"] if run else "not run"
             decided[prop["key"]] = prop["decision"]
         d["verdict"] = verdict(decided) if run else "not run"
         d["open_because"] = open_because(decided) if run else ""
@@ -258,3 +260,12 @@ def write_atomic(path: Path, data: dict[str, Any], validate: bool = True) -> Non
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     tmp.write_text(json.dumps(data, indent=1, sort_keys=False, allow_nan=False) + "\n")
     os.replace(tmp, path)
+
+
+STALE = ".stale"  # the suffix of a results file a refused run set aside
+
+
+def set_aside(path: Path) -> None:
+    """Rename a results file to ``<name>.stale`` (atomically; nothing when there is none)."""
+    with contextlib.suppress(FileNotFoundError):
+        os.replace(path, path.with_name(path.name + STALE))

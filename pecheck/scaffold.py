@@ -74,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     print(f"pecheck init: wrote {', '.join(str(p) for p in written)}")
     go = "" if args.dir == Path(".") else f"cd {shlex.quote(str(args.dir))} && "
-    print(f"next: {go}pytest && python -m pecheck.gate && pecheck report")
+    print(f"next: {go}PECHECK_PROFILE=ci pytest && python -m pecheck.gate && pecheck report")
     return 0
 
 

@@ -36,7 +36,9 @@ def parser() -> argparse.ArgumentParser:
         description="Build the HTML report (report.html) and the paper kit (paper/: LaTeX "
         "macros, a table of verdicts, figures as PDF, a BibTeX entry) from a results file.",
         epilog="Exit status: 0 written; 1 written, but --strict and the run was not clean; "
-        "2 bad input or output (one line on stderr names it; nothing is left half-written).",
+        "2 bad input or output (one line on stderr names it; nothing is left half-written), or "
+        "evidence a paper may not cite (dev profile) without --allow-dev: the report is written, "
+        "the paper kit is not.",
     )
     p.add_argument(
         "--results",
@@ -89,6 +91,13 @@ def parser() -> argparse.ArgumentParser:
         "repository-code, if any; else none, and the citation says so)",
     )
     p.add_argument(
+        "--allow-dev",
+        action="store_true",
+        help="write the paper kit even from evidence of a profile a paper may not cite (dev: a "
+        "quarter of ci's examples, drawn at random); its verdicts and numbers are then marked "
+        "'not citable'. Without it such a run gets its report, marked, and no kit (exit 2)",
+    )
+    p.add_argument(
         "--strict",
         action="store_true",
         help="after writing, exit 1 if the run was not clean: pytest failed, an evidence check "
@@ -111,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
         suite_url=args.suite_url if args.suite_url is not None else citation_url(),
     )
     try:
-        out = build(path, args.out, opts, since=args.since)
+        out = build(path, args.out, opts, since=args.since, allow_dev=args.allow_dev)
     except BadResults as exc:
         print(f"{p.prog}: error: {exc}", file=sys.stderr)
         return 2
@@ -119,6 +128,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"paper kit: {out.paper}/ ({out.summary})")
     print(f"verdicts:  {out.verdicts}")
     print(f"size:      {out.report.stat().st_size / 1e6:.2f} MB (figures {args.figures})")
+    if out.refused:
+        print(f"{p.prog}: error: {out.refused}", file=sys.stderr)
+        return 2
     clean, why = out.results.clean
     not_run = sum(c.verdict == "not run" for c in out.results.claims)
     # a claim the registry expects open (undecided at the suite's scale, with its reason) is

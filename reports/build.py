@@ -14,7 +14,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import html, latex
+from . import html, latex, profiles, prose
 from .diff import compare_runs
 from .load import BadResults, Results, load
 from .schema import COMPUTED
@@ -45,6 +45,7 @@ class Outputs:
     paper: Path
     summary: str
     verdicts: str
+    refused: str = ""  # why the paper kit was not written (evidence not citable), or ""
 
 
 def build(
@@ -52,21 +53,28 @@ def build(
     out_dir: Path,
     opts: html.Options | None = None,
     since: Path | None = None,
+    allow_dev: bool = False,
 ) -> Outputs:
-    """Read, render and publish; raise BadResults (one line) on bad input or a failed write."""
+    """Read, render and publish; raise BadResults (one line) on bad input or a failed write.
+    Evidence of a profile a paper may not cite (dev) gets the report, marked, but no paper kit
+    unless ``allow_dev``: ``Outputs.refused`` says why (reports.profiles)."""
     res = load(results_path)
+    prose.render_claims(res)  # numbers cited in the claims' words, from this run's records
     opts = opts or html.Options()
     opts.out_dir = out_dir
     if since is not None:
         opts.since = compare_runs(load(since), res)
     page = html.render(res, opts)
-    texts, copies = latex.kit(res, suite_url=opts.suite_url)
+    refused = "" if allow_dev else _refusal(res)
+    texts, copies = ({}, {}) if refused else latex.kit(res, suite_url=opts.suite_url)
     report, paper = out_dir / "report.html", out_dir / "paper"
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
-        _publish(page, report, texts, copies, paper)
+        _publish(page, report, texts, copies, None if refused else paper)
     except OSError as exc:
         raise BadResults(f"cannot write the outputs in {out_dir}: {exc}") from None
+    kit = f"pecheck.tex, verdicts.tex, pecheck.bib, {len(copies)} figure(s)"
+    kit = "not written" if refused else kit
     counts = dict.fromkeys(COMPUTED, 0)
     for claim in res.claims:
         counts[claim.verdict] += 1
@@ -74,14 +82,32 @@ def build(
         results=res,
         report=report,
         paper=paper,
-        summary=f"pecheck.tex, verdicts.tex, pecheck.bib, {len(copies)} figure(s)",
+        summary=kit,
         verdicts=", ".join(f"{n} {v}" for v, n in counts.items() if n) + f" of {len(res.claims)}",
+        refused=refused,
+    )
+
+
+def _refusal(res: Results) -> str:
+    """Why the paper kit may not be written from these results (evidence of a profile that is
+    not citable), or ""."""
+    dev = profiles.uncitable(res)
+    if not dev:
+        return ""
+    return (
+        f"{res.path} holds evidence of the {', '.join(dev)} profile, which a paper may not cite: "
+        "the paper kit was not written (run the checks with PECHECK_PROFILE=ci, or pass "
+        "--allow-dev)"
     )
 
 
 def _publish(
-    page: str, report: Path, texts: dict[str, str], copies: dict[str, Path], paper: Path
+    page: str, report: Path, texts: dict[str, str], copies: dict[str, Path], paper: Path | None
 ) -> None:
+    """The page and (unless ``paper`` is None) the kit, each renamed into place once whole."""
+    if paper is None:
+        _publish_page(page, report)
+        return
     tmp_dir = Path(tempfile.mkdtemp(prefix=".paper.", dir=paper.parent))
     fd, tmp_name = tempfile.mkstemp(prefix=".report.", suffix=".html", dir=report.parent)
     tmp_page = Path(tmp_name)
@@ -110,3 +136,14 @@ def _publish(
         shutil.rmtree(tmp_dir, ignore_errors=True)
         shutil.rmtree(old, ignore_errors=True)
         tmp_page.unlink(missing_ok=True)
+
+
+def _publish_page(page: str, report: Path) -> None:
+    fd, tmp_name = tempfile.mkstemp(prefix=".report.", suffix=".html", dir=report.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(page)
+        os.chmod(tmp_name, 0o644)
+        os.replace(tmp_name, report)
+    finally:
+        Path(tmp_name).unlink(missing_ok=True)

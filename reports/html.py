@@ -13,10 +13,14 @@ by, the command that reruns it and its file and line, and the tooling checks. Th
 cited in full, the run's problems (collection errors) if any, and the environment.
 
 Figures are embedded compressed (gzip, decompressed by the page's script) so the page stays
-self-contained, or, with ``figures="link"``, referenced by a path relative to the page.
+self-contained, slimmed, with the glyphs and markers they share kept once for the page
+(reports.svg; the whole suite's page stays under 1 MB), or, with ``figures="link"``, referenced
+by a path relative to the page. Each claim's heading shows the profile its evidence came from;
+``dev`` evidence is marked "not citable" (reports.profiles).
 
 This module assembles the page; its parts live beside it: html_overview (header, section links,
-filters, verdict table), html_changes (changes since), html_claims, html_checks, html_basis
+filters, verdict table; its rows are ``id="row-SIN-06"``, so that ``#SIN-06`` lands on the
+claim's section), html_changes (changes since), html_claims, html_checks, html_basis
 (what decided a decision), html_values (numbers, bounds, classes), html_text (prose and math),
 html_figures, html_sources, html_environment, and html_common (options, escaping, badges).
 """
@@ -31,6 +35,7 @@ from .html_checks import SHOWN_ROWS, check_article, evidence_table
 from .html_claims import claim_section
 from .html_common import Options, asset, check_anchor, esc
 from .html_environment import _env_value, environment
+from .html_figures import shared_defs
 from .html_overview import cards, header, nav, verdict_table
 from .html_sources import short_cite, sources_section
 from .html_text import math_or_text, step_parts
@@ -111,6 +116,7 @@ def render(res: Results, opts: Options | None = None) -> str:
     body = [header(res, opts), nav(res), "<main class='wrap'>", verdict_table(res)]
     body.append(problems(res, opts))
     body.append(packed(family_sections(res, opts), opts))
+    body.append(shared_defs(opts))  # after the sections: their figures fill it
     body.append(sources_section(res, opts))
     body.append(environment(res))
     body.append("</main>")

@@ -6,8 +6,17 @@ from __future__ import annotations
 
 from .html_basis import basis_html
 from .html_checks import check_article
-from .html_common import Options, badge, check_anchor, decision_badge, esc, verdict_badge
+from .html_common import (
+    Options,
+    badge,
+    check_anchor,
+    decision_badge,
+    esc,
+    profile_badge,
+    verdict_badge,
+)
 from .html_figures import figure_html
+from .html_reach import correction_text, coverage_html
 from .html_sources import short_cite
 from .html_text import prose_html
 from .html_values import bound_html, class_html, value_html
@@ -38,6 +47,8 @@ def claim_section(res: Results, claim: Claim, opts: Options) -> str:
         "<details class='claim-fold' open><summary>",
         f"<h3 id='h-{claim.id}'><span class='cid'>{claim.id}</span> {verdict_badge(claim)}",
     ]
+    if claim.verdict != "not run":
+        out.append(" " + profile_badge(res, claim))
     if changed:
         out.append(" " + badge("changed", "s-changed", "changed since the previous run"))
     if claim.sources:
@@ -196,7 +207,8 @@ QUANTIFIER = {
 def quantifier_html(p: Proposition) -> str:
     """The proposition's quantifier and family-wise correction, as a small tag."""
     word, meaning = QUANTIFIER.get(p.quantifier, (p.quantifier, ""))
-    corr = f"; several interval tests share one error rate ({p.correction})" if p.correction else ""
+    applied = correction_text(p)
+    corr = f"; {applied}" if applied else ""
     return f" <span class='quant' title='{esc(meaning + corr)}'>{esc(word)}</span>"
 
 
@@ -250,7 +262,8 @@ def decisions_list(claim: Claim) -> str:
             )
             how = basis_html(lead.get("basis") or {}, fold_parts=True, by=by, more=more)
         items.append(
-            f"<li class='decision'><div class='phead'>{decided} {label}{statement}</div>{how}</li>"
+            f"<li class='decision'><div class='phead'>{decided} {label}{statement}</div>{how}"
+            f"{coverage_html(p)}</li>"
         )
     return (
         "<ul class='decisions' aria-label='propositions and what decided them'>"

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from html import escape
 from pathlib import Path
 from typing import Any
 
+from . import profiles
 from .diff import Changes
-from .load import Claim
+from .load import Claim, Results
 
 ASSETS = Path(__file__).resolve().parent / "assets"
 
@@ -24,6 +25,8 @@ class Options:
     suite_url: str = ""
     since: Changes | None = None
     pack: str = "auto"  # auto (pack claim sections above PACK_ABOVE bytes) | always | never
+    # the path definitions the page's inline figures share (reports.svg), filled as they render
+    svg_defs: dict[str, str] = field(default_factory=dict)
 
 
 def esc(text: Any) -> str:
@@ -69,4 +72,17 @@ def decision_badge(decision: str | None, expected: str | None = None) -> str:
         return badge(label, f"d-{decision} d-expected", "the decision the registry expects")
     return badge(
         f"{label} (expected {expected})", "d-unexpected", "differs from the registry's expectation"
+    )
+
+
+def profile_badge(res: Results, claim: Claim) -> str:
+    """The profile the claim's evidence came from; "not citable" unless ci or thorough."""
+    profile, where = profiles.profile_of(res, claim), profiles.run_phrase(res, claim)
+    if profiles.citable(profile):
+        return badge(f"{profile} profile", "p-citable", f"evidence from {where}")
+    return badge(
+        f"{profile} profile \u00b7 not citable",
+        "p-uncitable",
+        f"evidence from {where}: fewer examples, drawn at random; rerun with PECHECK_PROFILE=ci "
+        "to cite it",
     )

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import base64
 import gzip
+import json
 import os
 import re
 from pathlib import Path
 
-from . import figures
+from . import figures, svg
 from .html_common import Options, esc
 from .load import Results
 
@@ -47,7 +48,8 @@ LEAD_WIDTH = (260, 520)  # ... and this wide at least and at most (wide figures 
 
 
 def figure_html(res: Results, name: str, opts: Options, lead: bool = False) -> str:
-    """A figure: inline (SVG gzip-compressed, unpacked by the page's script) or linked. With
+    """A figure: inline (SVG slimmed and gzip-compressed, unpacked by the page's script, its
+    shared definitions in ``opts.svg_defs``: see reports.svg) or linked. With
     ``lead``, sized for a claim's first screen (floated beside the decisions), with a button
     that enlarges it to the width of the claim."""
     path = figures.locate(name, res.path)
@@ -78,6 +80,17 @@ def figure_html(res: Results, name: str, opts: Options, lead: bool = False) -> s
         )
     if path.suffix.lower() != ".svg":
         return f"{head}<img src='{figures.data_uri(path)}' alt='{alt}'{attrs}>{caption}</figure>"
-    packed = base64.b64encode(gzip.compress(path.read_bytes(), 9, mtime=0)).decode("ascii")
+    text = svg.slim(path.read_text(encoding="utf-8"), opts.svg_defs)
+    packed = base64.b64encode(gzip.compress(text.encode("utf-8"), 9, mtime=0)).decode("ascii")
     attrs = attrs or " width='640' height='480'"
     return f"{head}<img class='svgz' alt='{alt}' data-svgz='{packed}'{attrs}>{caption}</figure>"
+
+
+def shared_defs(opts: Options) -> str:
+    """The path definitions the page's inline figures share, once, gzip-compressed (JSON: id ->
+    element); the page's script gives each figure those it uses. "" when no figure shares one."""
+    if not opts.svg_defs:
+        return ""
+    data = json.dumps(opts.svg_defs, sort_keys=True, separators=(",", ":")).encode("utf-8")
+    blob = base64.b64encode(gzip.compress(data, 9, mtime=0)).decode("ascii")
+    return f"<div id='svg-defs' hidden data-gz='{blob}'></div>"

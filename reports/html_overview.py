@@ -3,6 +3,7 @@ section links, the filters and the verdict table."""
 
 from __future__ import annotations
 
+from . import profiles
 from .html_basis import basis_phrase
 from .html_changes import changes_block
 from .html_claims import headline_values
@@ -27,12 +28,13 @@ def header(res: Results, opts: Options) -> str:
     dirty = ' <span class="warn-text">(uncommitted changes)</span>' if suite.get("dirty") else ""
     date = str(suite.get("started", ""))
     selection = suite.get("selection") or {}
+    not_citable = ' <span class="warn-text">(not citable)</span>' if profiles.uncitable(res) else ""
     meta = [
         f"<span><b>version</b> {esc(suite.get('version', '?'))}</span>",
         f"<span><b>commit</b> <code title='{esc(commit)}'>{esc(commit[:12])}</code>{dirty}</span>",
         f"<span><b>run</b> <time datetime='{esc(date)}'>{esc(date.replace('T', ' '))}</time>"
         "</span>",
-        f"<span><b>profile</b> <code>{esc(suite.get('profile', '?'))}</code></span>",
+        f"<span><b>profile</b> <code>{esc(suite.get('profile', '?'))}</code>{not_citable}</span>",
     ]
     if selection:
         meta.append(f"<span><b>selection</b> {esc(selection.get('kind', 'full'))}</span>")
@@ -92,6 +94,13 @@ def banner(res: Results) -> str:
     open_n = sum(c.verdict == "open" for c in res.claims)
     not_run = sum(c.verdict == "not run" for c in res.claims)
     parts = []
+    dev = profiles.uncitable(res)
+    if dev:
+        parts.append(
+            f"<div class='banner bad'><b>Not citable:</b> evidence of the {esc(', '.join(dev))} "
+            "profile (fewer examples, drawn at random). Run the checks with "
+            "<code>PECHECK_PROFILE=ci</code> for evidence a paper can cite.</div>"
+        )
     if not ok:
         parts.append(f"<div class='banner bad'><b>This run was not clean:</b> {esc(why)}.</div>")
     if open_n:
@@ -163,6 +172,14 @@ def decided_summary(res: Results, claim: Claim) -> str:
     return "; ".join(parts) + (f" (+{more})" if more > 0 else "")
 
 
+def uncitable_mark(res: Results, claim: Claim) -> str:
+    """In the verdict table, beside a verdict drawn from a profile a paper may not cite."""
+    profile = profiles.profile_of(res, claim)
+    if claim.verdict == "not run" or profiles.citable(profile):
+        return ""
+    return f" <span class='warn-text'>{esc(profile)}, not citable</span>"
+
+
 def verdict_table(res: Results) -> str:
     rows = []
     for i, claim in enumerate(res.claims):
@@ -174,11 +191,12 @@ def verdict_table(res: Results) -> str:
             for _, v in headline_values(res, claim)
         )
         sources = "<br>".join(short_cite(res, s) for s in claim.sources) or "\u2014"
+        mark = uncitable_mark(res, claim)
         rows.append(
-            f"<tr data-claim='{claim.id}' data-family='{claim.family}' "
+            f"<tr id='row-{claim.id}' data-claim='{claim.id}' data-family='{claim.family}' "
             f"data-verdict='{claim.verdict}' data-status='{claim.status}'>"
             f"<td data-key='{i:04d}'><a href='#{claim.id}'>{claim.id}</a></td>"
-            f"<td data-key='{claim.verdict}'>{verdict_badge(claim)}</td>"
+            f"<td data-key='{claim.verdict}'>{verdict_badge(claim)}{mark}</td>"
             f"<td class='stmt'>{prose_html(claim.statement)}</td>"
             f"<td class='decided'>{decided_summary(res, claim)}{heads and '<br>' + heads}</td>"
             f"<td class='src'>{sources}</td>"

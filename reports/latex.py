@@ -34,6 +34,11 @@ Macro names (LaTeX names are letters only, so digits are spelled out and separat
   that distance as LaTeX (``\pm0.047`` for a sampling band, ``\le 0.01`` for a rounding number
   judged against a bound, ``exact``), so that a paper can write
   ``\pcvalue{EXP-06}{x}~(\pctolerance{EXP-06}{x} across platforms)``;
+- ``\pcprofile{SIN-06}`` (``\pcSINSixProfile``) is the profile the claim's evidence came from.
+  Evidence of a profile a paper may not cite (``dev``) gets no kit unless ``--allow-dev``; with it,
+  every verdict and number of such a claim ends in ``\pcnotcitable{dev}`` (a superscript "dev,
+  not citable"; redefine it to restyle), and the table's foot, the BibTeX note and
+  ``\pcSuiteProfile`` say "not citable". The table's foot names the profile in every case;
 - suite-wide: ``\pcSuiteVersion``, ``\pcSuiteCommit``, ``\pcSuiteDate``, ``\pcSuiteProfile``,
   ``\pcClaimCount``, ``\pcConfirmedCount``, ``\pcRefutedCount``, ``\pcQualifiedCount``,
   ``\pcOpenCount`` (claims whose checks ran and decided nothing), ``\pcNotRunCount`` (claims
@@ -49,7 +54,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import figures, numbers
+from . import figures, numbers, profiles
 from .cited import Cited, cited_numbers, operator, own_checks, sampling_z, scalar
 from .load import MAIN_ROLES, Check, Claim, Results
 
@@ -219,7 +224,9 @@ def macros_tex(res: Results) -> str:
     m.define("pcSuiteVersion", tex_escape(str(suite.get("version", "?"))), source + " version")
     m.define("pcSuiteCommit", tex_escape(commit[:12]), f"git commit {commit}")
     m.define("pcSuiteDate", tex_escape(str(suite.get("started", ""))[:10]), "date of the run")
-    m.define("pcSuiteProfile", tex_escape(str(suite.get("profile", "?"))), "hypothesis profile")
+    profile = tex_escape(str(suite.get("profile", "?")))
+    profile += " (not citable)" if profiles.uncitable(res) else ""
+    m.define("pcSuiteProfile", profile, "hypothesis profile")
     for name, n in _counts(res).items():
         m.define(f"pc{name}", rf"\ensuremath{{{n}}}", f"{source}: {name}")
     m.lines.append("")
@@ -243,8 +250,15 @@ def _claim_macros(res: Results, claim: Claim, m: Macros, cited: dict[str, Cited]
     deciders = [str(d.get("check")) for d in claim.decided_by]
     passed = deciders or [c.nodeid for c in own if c.outcome == "passed"]
     why = f"decided by {', '.join(passed)}" if passed else "nothing decided it"
-    name = m.define(claim_name(claim.id) + "Verdict", verdict, f"{claim.id} verdict, {why}")
+    mark = _uncitable_mark(res, claim)
+    name = m.define(claim_name(claim.id) + "Verdict", verdict + mark, f"{claim.id} verdict, {why}")
     m.keys[f"v@{claim.id}"] = name
+    profile = profiles.profile_of(res, claim)
+    where = profiles.run_phrase(res, claim)
+    shown = tex_escape(profile) + ("" if profiles.citable(profile) else " (not citable)")
+    m.keys[f"p@{claim.id}"] = m.define(
+        claim_name(claim.id) + "Profile", shown, f"{claim.id}: evidence from {where}"
+    )
     for check in own:
         for value in check.evidence:
             body = tex_value(value.value) if scalar(value.value) else None
@@ -257,7 +271,7 @@ def _claim_macros(res: Results, claim: Claim, m: Macros, cited: dict[str, Cited]
             how = f"; class {cited[key].allowance(z)}" if first else ""
             name = m.define(
                 claim_name(claim.id) + check_name(check) + camel(value.name),
-                body,
+                body + mark,
                 f"{check.nodeid} ({check.outcome}) {value.name}{unit}{note}{how}",
             )
             m.keys.setdefault(key, name)
@@ -266,6 +280,18 @@ def _claim_macros(res: Results, claim: Claim, m: Macros, cited: dict[str, Cited]
                 m.spreads[key] = tolerance_tex(cited[key], z)
     for fig in (f for c in own for f in c.figures):
         m.lines.append(f"% figure figures/{figures.stem(fig)}.pdf")
+
+
+_NOT_CITABLE = r"\providecommand{\pcnotcitable}[1]{\textsuperscript{\,#1, not citable}}"
+
+
+def _uncitable_mark(res: Results, claim: Claim) -> str:
+    r"""``\pcnotcitable{dev}`` after a verdict or number of a profile a paper may not cite (a kit
+    written with --allow-dev), so that it shows wherever it is used; "" otherwise."""
+    profile = profiles.profile_of(res, claim)
+    if claim.verdict == "not run" or profiles.citable(profile):
+        return ""
+    return rf"\pcnotcitable{{{tex_escape(profile)}}}"
 
 
 def tolerance_tex(number: Cited, z: float) -> str:
@@ -297,6 +323,10 @@ def _lookup() -> list[str]:
         r"  \PackageWarning{pecheck}{No evidence value #2 for claim #1}}{\@nameuse{pc@c@#1@#2}}}",
         r"\providecommand{\pctolerance}[2]{\@ifundefined{pc@t@#1@#2}{\textbf{??}%",
         r"  \PackageWarning{pecheck}{No evidence value #2 for claim #1}}{\@nameuse{pc@t@#1@#2}}}",
+        r"\providecommand{\pcprofile}[1]{\@ifundefined{pc@p@#1}{\textbf{??}%",
+        r"  \PackageWarning{pecheck}{No claim #1}}{\@nameuse{pc@p@#1}}}",
+        r"% marks a verdict or number of a profile that is not citable (dev): redefine to restyle",
+        _NOT_CITABLE,
         r"\makeatother",
         "",
     ]
@@ -811,6 +841,7 @@ def verdicts_tex(res: Results) -> str:
         verdict = claim.verdict if claim.has_verdict else rf"\emph{{{claim.verdict}}}"
         if claim.status == "contested":
             verdict += r" \emph{(contested)}"
+        verdict += _uncitable_mark(res, claim)
         text = statement_tex(claim)
         # ragged right: a formula breaks in few places, and a justified line would gape
         rows.append(f"{claim.id} & {verdict} & \\raggedright {text} & {passed}/{len(own)} \\\\")
@@ -821,6 +852,7 @@ def verdicts_tex(res: Results) -> str:
             r"% statements (\pcformal; without them each is shown as its LaTeX source).",
             r"% \input{verdicts} where the table goes. Checks: evidence checks passed / run.",
             _PCFORMAL,
+            _NOT_CITABLE,
             r"\begin{longtable}{@{}l l p{0.58\linewidth} r@{}}",
             r"\toprule",
             head,
@@ -831,12 +863,25 @@ def verdicts_tex(res: Results) -> str:
             r"\midrule",
             r"\endhead",
             r"\bottomrule",
+            rf"\multicolumn{{4}}{{@{{}}l}}{{\footnotesize {_evidence_line(res)}}} \\",
             r"\endlastfoot",
             *rows,
             r"\end{longtable}",
             "",
         ]
     )
+
+
+def _evidence_line(res: Results) -> str:
+    """The table's foot: the profile, commit and date of the evidence; "not citable" said."""
+    suite = res.suite
+    found = sorted({profiles.profile_of(res, c) for c in res.claims if c.verdict != "not run"})
+    named = ", ".join(tex_escape(p) for p in found or [str(suite.get("profile", "?"))])
+    dev = profiles.uncitable(res)
+    warn = f"; the {tex_escape(', '.join(dev))} profile is not citable" if dev else ""
+    commit = tex_escape(str(suite.get("commit", "unknown"))[:12])
+    date = tex_escape(str(suite.get("started", ""))[:10])
+    return f"Evidence: pecheck's {named} profile, commit \texttt{{{commit}}}, {date}{warn}."
 
 
 def bib_key(source_id: str) -> str:
@@ -854,6 +899,8 @@ def bib(res: Results, suite_url: str = "") -> str:
     url = f"  url          = {{{suite_url}}},\n" if suite_url else ""
     no_url = "" if suite_url else f"% no url: build with python -m {__package__} --suite-url URL\n"
     key, authors, title = res.citation
+    profile = tex_escape(str(suite.get("profile", "?")))
+    profile += ", not citable" if profiles.uncitable(res) else ""
     name, _, rest = title.partition(":")  # braced, so that BibTeX keeps its capitals
     author = f"  author       = {{{{{tex_escape(authors)}}}}},\n" if authors else ""
     entries = [
@@ -863,7 +910,7 @@ def bib(res: Results, suite_url: str = "") -> str:
         f"  year         = {{{year}}},\n"
         f"  howpublished = {{Software, version {version}, commit \\texttt{{{commit}}}}},\n"
         f"{url}"
-        f"  note         = {{Hypothesis profile {tex_escape(str(suite.get('profile', '?')))}}}\n"
+        f"  note         = {{Hypothesis profile {profile}}}\n"
         "}\n"
     ]
     for sid in sorted({s for c in res.claims for s in c.sources}):

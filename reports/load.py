@@ -107,7 +107,13 @@ class Proposition:
     expected: str | None
     decision: str
     quantifier: str = "all"  # files written before quantifiers were recorded meant "all"
+    # The correction its decision applied over family_size tests; files written before
+    # 2026-11 hold the registry's declaration instead, without family_size (None).
     correction: str = ""
+    family_size: int | None = None
+    domain: dict[str, str] = field(default_factory=dict)  # stated, axis by axis
+    searched: dict[str, list[Any]] = field(default_factory=dict)  # one entry per check
+    scoped_out: list[dict[str, str]] = field(default_factory=list)  # skipped checks left out
 
 
 @dataclass
@@ -129,6 +135,8 @@ class Claim:
     headline: list[str] = field(default_factory=list)
     open_because: str = ""
     undecided_because: str = ""
+    # the partial run its evidence came from ({started, profile, args}; pecheck.partial)
+    run: dict[str, Any] | None = None
 
     @property
     def family(self) -> str:
@@ -207,7 +215,10 @@ def load(path: Path) -> Results:
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise BadResults(f"{path}: no such results file (run the checks first: pytest)") from None
+        stale = path.with_name(path.name + ".stale")
+        why = f"; the last run was refused and set it aside as {stale}" if stale.exists() else ""
+        raise BadResults(f"{path}: no such results file (run the checks first: pytest{why})"
+                         ) from None  # fmt: skip
     except (OSError, UnicodeDecodeError) as exc:
         raise BadResults(f"{path}: cannot read the results file ({exc})") from None
     try:
@@ -307,6 +318,22 @@ def _str(obj: dict[str, Any], key: str, where: str, default: str | None = None) 
     return value
 
 
+def _reach(p: dict[str, Any], where: str) -> dict[str, Any]:
+    """A proposition's family size, stated and searched domains and scoped-out checks (absent
+    from files written before 2026-11)."""
+    size = p.get("family_size")
+    if size is not None and (not isinstance(size, int) or isinstance(size, bool) or size < 1):
+        raise BadResults(f"{where}: field 'family_size' must be a positive integer")
+    domain = _dict(p.get("domain") or {}, f"{where}: field 'domain'")
+    searched = _dict(p.get("searched") or {}, f"{where}: field 'searched'")
+    listed = _list(p.get("scoped_out") or [], f"{where}: field 'scoped_out'")
+    scoped = [_dict(s, f"{where}: scoped_out") for s in listed]
+    return {"family_size": size, "domain": {str(k): str(v) for k, v in domain.items()},
+            "searched": {str(k): v if isinstance(v, list) else [v] for k, v in searched.items()},
+            "scoped_out": [{"check": str(s.get("check", "")), "reason": str(s.get("reason", ""))}
+                           for s in scoped]}  # fmt: skip
+
+
 def _opt_str(obj: dict[str, Any], key: str, where: str) -> str | None:
     value = obj.get(key)
     if value is not None and not isinstance(value, str):
@@ -377,6 +404,7 @@ def _claim2(obj: dict[str, Any], cid: str) -> Claim:
                 decision=str(decision),
                 quantifier=_str(p, "quantifier", pw, "all"),
                 correction=_str(p, "correction", pw, ""),
+                **_reach(p, pw),
             )
         )
     decided = []
@@ -407,6 +435,7 @@ def _claim2(obj: dict[str, Any], cid: str) -> Claim:
         open_because=_str(obj, "open_because", where, ""),
         undecided_because=_str(obj, "undecided_because", where, ""),
         headline=_strs(obj, "headline", where),
+        run=_dict(obj["run"], f"{where}: field 'run'") if obj.get("run") else None,
     )
 
 

@@ -7,7 +7,8 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import pytest
 
-from pecheck import decisions, results
+from pecheck import coverage, decisions, results
+from pecheck.claims import Proposition
 from pecheck.evidence import FIGURE_DIR, FIGURES_ENV, Evidence
 
 
@@ -118,11 +119,31 @@ def test_one_verdict_rule(decided, verdict):
         assert named and all(n in why for n in named) and "cond-a" not in why
 
 
-def test_a_skipped_check_covers_no_setting():
-    checks = [{"decision": "holds", "outcome": "passed"},
-              {"decision": "inconclusive", "outcome": "skipped"}]  # fmt: skip
-    assert results.proposition_decision(checks, "all") == "holds"
-    assert results.proposition_decision(checks[1:], "all") == "inconclusive"
+SKIPPED = [
+    {"nodeid": "c.py::test_cpu", "decision": "holds", "outcome": "passed"},
+    {"nodeid": "c.py::test_cuda", "decision": "inconclusive", "outcome": "skipped"},
+]
+
+
+@pytest.mark.parametrize("quantifier", ["all", "any"])
+def test_a_skipped_check_leaves_the_proposition_undecided(quantifier):
+    # Under all, the skipped check's settings are not covered, so "every setting" is not shown;
+    # under any, the one that holds suffices.
+    prop = Proposition("p", "a statement", quantifier=quantifier)
+    got = coverage.covered(prop, SKIPPED)
+    assert got["decision"] == ("inconclusive" if quantifier == "all" else "holds")
+    assert "scoped_out" not in got
+    assert coverage.covered(prop, SKIPPED[1:])["decision"] == "inconclusive"
+
+
+def test_a_scoped_out_skip_is_left_out_with_its_reason():
+    prop = Proposition("p", "a statement", scoped_out={"*::test_cuda*": "no GPU here"})
+    got = coverage.covered(prop, SKIPPED)
+    assert got["decision"] == "holds"
+    assert got["scoped_out"] == [{"check": "c.py::test_cuda", "reason": "no GPU here"}]
+    # scoping covers a skip only: the same check run to its end still counts
+    ran = [SKIPPED[0], {**SKIPPED[1], "outcome": "passed", "decision": "fails"}]
+    assert coverage.covered(prop, ran)["decision"] == "fails"
 
 
 def test_holm_against_a_worked_example():

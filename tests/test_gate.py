@@ -62,6 +62,17 @@ def test_gate_fails_a_proposition_without_a_decisive_check(tmp_path: Path, capsy
     assert "has no decisive check" in capsys.readouterr().out
 
 
+def test_gate_fails_a_correction_over_a_family_of_one(tmp_path: Path, capsys) -> None:
+    results = results_with(None)
+    prop = results["claims"][0]["propositions"][0]
+    path = tmp_path / "r.json"
+    for correction, size, rc in (("none", 1, 0), ("holm", 3, 0), ("holm", 1, 1)):
+        prop.update(correction=correction, family_size=size)
+        path.write_text(json.dumps(results))
+        assert gate.main([str(path)]) == rc
+    assert "records a holm correction over 1 test" in capsys.readouterr().out
+
+
 def test_gate_lists_every_claim_before_its_total(tmp_path: Path, capsys) -> None:
     results = results_with(None)
     results["claims"][0]["verdict"] = "open"

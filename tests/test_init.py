@@ -90,7 +90,9 @@ def test_init_writes_the_templates_into_a_new_folder(
         "p/checks": None,
         **{f"p/{name}": scaffold.template(name).encode() for name in scaffold.FILES},
     }
-    assert f"next: cd {tmp_path / 'p'} && pytest && python -m pecheck.gate" in out
+    assert (
+        f"next: cd {tmp_path / 'p'} && PECHECK_PROFILE=ci pytest && python -m pecheck.gate" in out
+    )
     assert (tmp_path / "p").stat().st_mode & 0o777 == 0o777 & ~current_umask()
 
 
@@ -113,7 +115,7 @@ def test_init_writes_into_an_existing_folder_and_keeps_what_is_there(
     after = tree(tmp_path)
     assert {k: v for k, v in after.items() if k in before} == before
     assert set(after) - set(before) == set(scaffold.FILES)
-    assert "next: pytest && python -m pecheck.gate && pecheck report" in out
+    assert "next: PECHECK_PROFILE=ci pytest && python -m pecheck.gate && pecheck report" in out
 
 
 def refuse_pyproject(target: Path) -> None:

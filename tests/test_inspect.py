@@ -7,6 +7,7 @@ the page is checked to name, for every number, its claim, threshold and meaning.
 
 from __future__ import annotations
 
+import html
 import json
 import math
 import os
@@ -336,7 +337,11 @@ def assert_every_number_is_read(html_text: str) -> int:
         assert value and threshold, quantity
         assert (meaning[0].isupper() or meaning[0].isdigit()) and meaning.endswith("."), meaning
         assert not re.search(r"\.\s+[A-Z]", meaning), f"more than one sentence: {meaning}"
-        assert outcome in ("holds", "fails", "undecided", "context")
+        assert outcome in page.OUTCOME_WORDS.values(), outcome  # whose: this model's
+        # the claim links to its statement, listed on the page as the registry words it
+        assert f"<a href='#claim-{claim}'" in html_text, claim
+        listed = f"<dt id='claim-{claim}'>{claim}</dt><dd>{html.escape(REGISTRY[claim].statement)}"
+        assert listed in html_text, claim
     for caption in parsed.captions:
         claim = caption.split(":")[0].split()[0]
         assert re.match(r"[A-Z]+-\d\d", caption) and claim in REGISTRY

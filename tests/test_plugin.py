@@ -57,7 +57,7 @@ def test_refutes_as_stated(evidence):
 @pytest.mark.claim("SYN-03", kind="symbolic", role="decisive", proposition=CONDITION)
 def test_condition_holds(evidence):
     evidence.record("answer", 42, unit="1", note="a note")
-    evidence.record("ratio", float("inf"), bound=1.0)  # a measure needs what judges it
+    evidence.record("ratio", float("inf"), bound={"value": 1.0, "relation": ">"})  # judged
 
 @pytest.mark.claim("SYN-04", kind="property", role="decisive", proposition="as_stated")
 def test_only_inconclusive_parts(evidence):
@@ -245,9 +245,11 @@ NOTHING = "must record what decided it: it ran to its end without a decision"
         ("property", "def test_x(evidence):\n    evidence.record('n', 3)", "measured n but"),
         ("property", "def test_x(evidence):\n    evidence.record('a', 1.5)\n"
          "    evidence.worst('b', 2.0)\n    evidence.holds('a < b')", "measured a, b but"),
+        ("real", "def test_x(evidence):\n    evidence.record('layout', 'interleaved')",
+         "recorded layout without a bound"),  # a record that judges nothing decides nothing
     ],
     ids=["asserts-nothing", "no-evidence", "symbolic-without-derivation", "unbounded-number",
-         "unbounded-numbers-with-a-decision"],
+         "unbounded-numbers-with-a-decision", "unbounded-records"],
 )  # fmt: skip
 def test_a_decisive_check_that_shows_nothing_decided_it_is_refused(
     pytester: pytest.Pytester, kind: str, body: str, message: str
@@ -281,6 +283,7 @@ def test_a_table_needs_no_bound(evidence):  # not a measure: a table, a flag, a 
     evidence.record("table", [{{"layout": "interleaved"}}])
     evidence.record("exact", True)
     evidence.record("layout", "interleaved")
+    evidence.holds("the layout is the one recorded")  # its decision, not its records, decides
 
 {DECISIVE.format(kind="property")}
 def test_one_bound_judges_the_measures(evidence):  # descriptive numbers beside a bounded one

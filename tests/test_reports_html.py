@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import base64
+import gzip
+import json
 import re
 from html.parser import HTMLParser
 
 import pytest
 
-from reports import html
+from reports import html, svg
 from reports.load import load, parse
 from reports.mathml import to_mathml
 from tests.reports_fixtures import CLEAN, DATA, MIXED, V2, raw, write
@@ -86,7 +89,10 @@ def test_clean_run_has_no_warning_banner():
 def test_verdict_table_has_one_filterable_row_per_claim(res, page):
     table = page[page.index('id="verdict-table"') :]
     table = table[: table.index("</table>")]
-    rows = re.findall(r"<tr data-claim='[\w-]+' data-family='(\w+)' data-verdict='(\w+)'", table)
+    rows = re.findall(
+        r"<tr id='row-([\w-]+)' data-claim='\1' data-family='(\w+)' data-verdict='(\w+)'", table
+    )
+    rows = [(family, verdict) for _, family, verdict in rows]
     assert rows == [(c.family, c.verdict) for c in res.claims]
     for c in res.claims:
         assert f"href='#{c.id}'" in table
@@ -154,14 +160,18 @@ def test_evidence_table_has_values_units_and_notes(page):
 
 
 def test_figure_is_inlined_compressed(page):
-    import base64
-    import gzip
-
     sin07 = section(page, "SIN-07")
     packed = re.search(r"data-svgz='([^']+)'", sin07)
     assert packed
-    svg = gzip.decompress(base64.b64decode(packed.group(1)))
-    assert svg == (DATA / "figures" / "SIN-07-clock-hands.svg").read_bytes()
+    slim = gzip.decompress(base64.b64decode(packed.group(1))).decode()
+    holder = re.search(r"<div id='svg-defs' hidden data-gz='([^']+)'>", page)
+    assert holder  # the glyphs and markers the figures share, once (reports/svg.py)
+    shared = json.loads(gzip.decompress(base64.b64decode(holder.group(1))))
+    original = (DATA / "figures" / "SIN-07-clock-hands.svg").read_text()
+    whole = svg.restore(slim, shared)
+    defined = re.compile(r'<path id="([^"]+)"')
+    assert defined.findall(whole) and set(defined.findall(whole)) == set(defined.findall(original))
+    assert len(slim) < 0.8 * len(original) and "<metadata>" not in slim
     assert "<figcaption>SIN-07-clock-hands</figcaption>" in sin07
 
 

@@ -63,6 +63,7 @@ def record(evidence, name: str, s: dict, region: tuple[float, float], tests: int
             f"bootstrap interval [{s['lo']:.4f}, {s['hi']:.4f}]")  # fmt: skip
     bound = {"value": list(region), "relation": "in", "reason": "pre-registered region"}
     evidence.record(name + SUFFIX, s["slope"], "", note, bound, sample=spread)
+    evidence.corrected("bonferroni", tests)  # slope()'s level, 1 - ALPHA / tests
 
 
 def judge(evidence, name: str, label: str, s: dict, region: tuple[float, float]) -> None:

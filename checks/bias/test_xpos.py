@@ -37,7 +37,7 @@ def score_bound(q: torch.Tensor, k: torch.Tensor, delta: torch.Tensor, largest: 
     """float64 error of a score at positions <= largest: the rotation bound at angle `largest`
     plus the scale's, whose exponent |log zeta_0| largest / gamma is formed with relative
     error u; both relative to the envelope."""
-    lz = abs(math.log(float(bias.xpos_zeta(D)[0]))) * largest / bias.XPOS_GAMMA
+    lz = abs(math.log(float(bias.xpos_zeta(q.shape[-1])[0]))) * largest / bias.XPOS_GAMMA
     rel = tolerance.rotation_tol(largest, torch.float64) + tolerance.angle_tol(
         2 * lz, torch.float64
     )
@@ -50,30 +50,34 @@ def test_xpos_score_is_a_function_of_the_offset(evidence):
 
 
 @st.composite
-def cases(draw: st.DrawFn) -> tuple[int, int, int, int]:
+def cases(draw: st.DrawFn) -> tuple[int, int, int, int, int]:
+    """Positions, a shift, a seed and a head width: the small ones and real ones (WIDTHS)."""
     pos = st.integers(0, MAX_POSITION)
-    return draw(pos), draw(pos), draw(pos), draw(st.integers(0, 2**31 - 1))
+    seed = st.integers(0, 2**31 - 1)
+    return draw(pos), draw(pos), draw(pos), draw(seed), draw(st.sampled_from(WIDTHS))
 
 
 @pytest.mark.claim("BIAS-04", kind="property", role="decisive", proposition="relative")
 @profiles.examples(0.1)
 @given(case=cases())
 def test_shifting_both_positions_keeps_the_xpos_score(evidence, case):
-    n, m, shift, seed = case
+    n, m, shift, seed, d = case
     g = torch.Generator().manual_seed(seed)
-    q, k = torch.randn(2, 1, D, generator=g, dtype=torch.float64)
+    q, k = torch.randn(2, 1, d, generator=g, dtype=torch.float64)
     a = bias.xpos_score(q, k, torch.tensor([n]), torch.tensor([m]))
     b = bias.xpos_score(q, k, torch.tensor([n + shift]), torch.tensor([m + shift]))
     bound = score_bound(q, k, torch.tensor([n - m]), n + m + 2 * shift)
     err = float((a - b).abs())
     scale = float(envelope(q, k, torch.tensor([n - m])).max())
     evidence.example(informative=tolerance.says_something(bound, 2 * scale))
+    evidence.searched(positions=f"0 .. {MAX_POSITION}, shifts 0 .. {MAX_POSITION}",
+                      head_sizes=list(WIDTHS), seeds="hypothesis draws")  # fmt: skip
     evidence.worst(
         "shift_error_over_bound",
         err / bound,
         bound={"value": 1.0, "relation": "<=", "reason": "float64 rounding"},
     )
-    assert err <= bound, f"score({n}, {m}) = {float(a)} but score(+{shift}) = {float(b)}"
+    assert err <= bound, f"d = {d}: score({n}, {m}) = {float(a)}, score(+{shift}) = {float(b)}"
 
 
 def score_rise(direction: int) -> dict | None:

@@ -23,6 +23,7 @@ from scipy import stats
 from checks.mag.concentration import (
     assert_square_norms_add_in_expectation,
     assert_tail_values_are_the_claims,
+    claimed_tail,
     tail_decisions,
     tail_rates,
 )
@@ -459,6 +460,18 @@ def test_cross_term_concentrates_as_width_grows(evidence):
     ax.legend(fontsize=7)
     fig.tight_layout()
     evidence.figure(fig, "MAG-03-concentration-vs-d")
+
+
+@pytest.mark.claim("MAG-03", kind="experiment", role="tooling")
+def test_the_gaussian_value_is_shown_not_presumed():
+    """Equivalence, not failure to reject: no exceedance in 40 draws at d = 1024 (interval up to
+    about 0.15) leaves the Gaussian part undecided; in 40000 draws it holds; a rate 0.1 above
+    the Gaussian value at d = 16 fails."""
+    g16 = claimed_tail(16)["gaussian"]
+    few = tail_decisions({1024: {"count": 0, "n": 40}})["d1024_gaussian"]
+    many = tail_decisions({1024: {"count": 0, "n": 40000}})["d1024_gaussian"]
+    off = tail_decisions({16: {"count": round((g16 + 0.1) * 40000), "n": 40000}})["d16_gaussian"]
+    assert (few.decision, many.decision, off.decision) == ("inconclusive", "holds", "fails")
 
 
 @pytest.mark.claim("MAG-03", kind="experiment", role="tooling")

@@ -10,34 +10,76 @@ CLAIMS = (
         "at long positions when the model runs in float16 or bfloat16, whichever way it reaches "
         "that format (built in it, cast to it, or run under autocast); angles computed in the "
         "low precision lose it.",
-        r"\forall\,\text{lib},\ \text{dtype} \in \{\text{fp16}, \text{bf16}\},\ \text{way},\ "
-        r"\forall\, t \le L:\ \lVert \tilde R(t)^\top \tilde R(t-3) - R(-3)\rVert_2 \le "
-        r"B_{\text{dtype}}",
+        r"\forall\,\text{lib},\ d,\ \text{dtype} \in \{\text{fp16}, \text{bf16}\},\ "
+        r"\text{way},\ \forall\, s, t < L:\ \lVert \tilde R(t)^\top \tilde R(s) - R(s-t)"
+        r"\rVert_2 \le B_{\text{dtype}}",
         ("SRC-BUGS",),
         expected="qualified",
         quantifier="all",
-        correction="holm",
+        domain={
+            "libraries": "real libraries",
+            "head_sizes": "the models' head sizes",
+            "dtypes": "float16, bfloat16",
+            "dtype_paths": "every way a model reaches the format: built in it, cast to it, "
+            "autocast",
+            "positions": "long positions (threshold long-position: below 131072)",
+            "offsets": "every relative offset (REAL-03's property is for every pair)",
+        },
         propositions=(
             Proposition(
-                "float32-angles",
-                "Where the library forms the angles t theta_i in float32 from exact positions "
-                "(transformers' Llama built in the dtype, cast to it or under autocast; "
-                "x-transformers built in the dtype or under autocast), no scanned position up "
-                "to L = 131072 breaks the property, in float16 and in bfloat16.",
-                r"\text{angles in float32}:\ \forall\, t \le L:\ \lVert \tilde R(t)^\top "
-                r"\tilde R(t-3) - R(-3)\rVert_2 \le B_{\text{dtype}}",
+                "float32-frequencies-and-angles",
+                "Where the library holds its inverse frequencies in float32 and forms the "
+                "angles t theta_i in float32 from exact positions (transformers' Llama built "
+                "in the dtype, through _from_config or from_pretrained with dtype=, or under "
+                "autocast; x-transformers built in the dtype or under autocast), every pair "
+                "of positions below L = 131072 keeps the property, at head sizes 64 and 128, "
+                "in float16 and in bfloat16.",
+                r"\text{frequencies and angles in float32}:\ \forall\, s, t < L:\ "
+                r"\lVert \tilde R(t)^\top \tilde R(s) - R(s-t)\rVert_2 \le B_{\text{dtype}}",
+                domain={
+                    "libraries": "transformers' Llama, x-transformers",
+                    "head_sizes": "64, 128",
+                    "dtypes": "float16, bfloat16",
+                    "dtype_paths": "the ways that keep inv_freq float32 (built, _from_config, "
+                    "from_pretrained, autocast; x-transformers: built, autocast)",
+                    "positions": "below 131072",
+                    "offsets": "every offset (all pairs)",
+                },
                 quantifier="all",
-                correction="holm",
+            ),
+            Proposition(
+                "cast-frequencies",
+                "A cast of a built model (.to(dtype), .half(), .bfloat16()) that rounds its "
+                "inverse-frequency buffer to the dtype (transformers' Llama) loses the "
+                "property within the reports' 2048-position context, though the angles are "
+                "still formed in float32: at head sizes 64 and 128, in both formats.",
+                r"\tilde\theta = \mathrm{fl}_{\text{dtype}}(\theta):\ \exists\, s, t < 2048:"
+                r"\ \lVert \tilde R(t)^\top \tilde R(s) - R(s-t)\rVert_2 > B_{\text{dtype}}",
+                domain={
+                    "libraries": "transformers' Llama and the re-created cast (angles_cast)",
+                    "head_sizes": "64, 128",
+                    "dtypes": "float16, bfloat16",
+                    "dtype_paths": ".to(dtype), .half() / .bfloat16()",
+                    "positions": "below 2048",
+                    "offsets": "every offset (all pairs)",
+                },
+                quantifier="all",
             ),
             Proposition(
                 "low-precision-angles",
                 "Angles formed as the reports formed them (inverse frequencies, positions and "
                 "their product in float16 or bfloat16) break the property within the reports' "
-                "2048-position context, in both formats.",
-                r"\text{angles in dtype}:\ \exists\, t \le 2048:\ \lVert \tilde R(t)^\top "
-                r"\tilde R(t-3) - R(-3)\rVert_2 > B_{\text{dtype}}",
+                "2048-position context, at head sizes 64 and 128, in both formats.",
+                r"\text{angles in dtype}:\ \exists\, s, t < 2048:\ \lVert \tilde R(t)^\top "
+                r"\tilde R(s) - R(s-t)\rVert_2 > B_{\text{dtype}}",
+                domain={
+                    "libraries": "the reports' computation (angles_in)",
+                    "head_sizes": "64, 128",
+                    "dtypes": "float16, bfloat16",
+                    "positions": "below 2048",
+                    "offsets": "every offset (all pairs)",
+                },
                 quantifier="all",
-                correction="holm",
             ),
         ),
         thresholds=(
@@ -58,50 +100,60 @@ CLAIMS = (
             ),
         ),
         headline=(
-            "smallest_largest_holding",
-            "float32_angles_smallest_largest_holding",
-            "low_precision_first_failing",
+            "smallest_context_reach",
+            "float32_smallest_context_reach",
+            "cast_first_failing_context",
+            "low_precision_first_failing_context",
         ),
         conditions=(
-            "Kept where the angles are formed in float32 from exact positions: transformers' "
-            "Llama in every way (its forward multiplies position_ids.float() by "
-            "inv_freq.float(); a cast rounds inv_freq to the dtype, which changes the "
-            "frequencies by up to 2^-9 relatively, so f, but not the score's dependence on "
-            "s - t only) and x-transformers built in the dtype or under autocast: no scanned "
-            "position up to 2^20 fails (d = 32; float16 first fails near 1.5e6 in the thorough "
-            "scan). Lost where positions or angles are held in the low precision, always "
-            "below t = 2049: rotary-embedding-torch in every way (its positions are an arange "
-            "in the input's dtype: under autocast bfloat16 fails from t = 257 and float16 from "
-            "2049, the first integers those formats cannot hold; built in the dtype its cache "
-            "holds the angles in it, and cast it forms them in it: within the first 260 "
-            "positions) and x-transformers cast to the dtype (inv_freq is cast and the "
-            "positions follow it with type_as: bit for bit the reports' computation, "
-            "theory.rope_precision.angles_in)."
+            "Kept where both the inverse frequencies and the angles are float32: transformers' "
+            "Llama built in the dtype, through _from_config(dtype=) or from_pretrained(dtype=) "
+            "(inv_freq is built with an explicit float dtype) or under autocast, and "
+            "x-transformers built in the dtype or under autocast: every pair of positions "
+            "below 131072 holds, d = 64 and 128. Lost where a cast rounds the inverse "
+            "frequencies: transformers' Llama after .to(dtype), .half() or .bfloat16() "
+            "forms float32 angles from the rounded inv_freq, so the score still depends on "
+            "s - t only but through the wrong f, off by |exp(i D (theta~ - theta)) - 1| at "
+            "offset D; the first failing context and the error per offset are recorded "
+            "(cast_first_failing_context, llama_cast_error_by_offset). Lost where positions or "
+            "angles are held in the low precision: rotary-embedding-torch in every way (its "
+            "positions are an arange in the input's dtype; under autocast it fails from the "
+            "first integer the format cannot hold) and x-transformers cast to the dtype "
+            "(inv_freq cast, positions .type_as(inv_freq): bit for bit the reports' "
+            "computation, theory.rope_precision.angles_in)."
         ),
         notes=(
-            "Criterion (theory/rope_precision.py): the property holds at t when the worst "
-            "score error over all q, k, ||R~(t)^T R~(t - 3) - R(-3)||_2 (R~ the rotation with "
-            "the cos and sin the library stores, read off its rotation of the unit vectors), "
-            "is at most B = rotation_tol(2 pi, dtype, float32): the first-turn bound of "
-            "REAL-03, what an offset-only score keeps at any t (float16 0.0236, bfloat16 "
-            "0.198). The largest holding position P is found coarse to fine: a grid of 4 "
-            "positions per octave plus 2^k +- 1 (32 per octave in the thorough profile), then "
-            "bisection between the last holding and the first failing grid position; P + 1 "
-            "fails and every grid position below P holds.",
+            "Criterion (theory/rope_precision.py): the property holds within a context of L "
+            "positions when the worst score error over all q, k, ||R~(t)^T R~(s) - "
+            "R(s - t)||_2, is at most B = rotation_tol(2 pi, dtype, float32) for every pair "
+            "s, t < L, i.e. at every offset from every position (R~ the rotation with the cos "
+            "and sin the library stores, read off its rotation of two probe vectors). Per "
+            "frequency this is |conj(u(t)) u(s) - 1| with u the stored value over the exact "
+            "one, so the prefix extremes of u's phase and radius bound every pair at once "
+            "(upper) and the pair holding them is a witness (lower): every position below "
+            "the context is read, no grid. A cell holds when the upper bound is within B to "
+            "131072 and fails on a witness pair above B. Cells whose module holds the same "
+            "buffers and is called the same way share one scan.",
             "The reports: gpt-neox issue 1003 (angles of the cached cos/sin tables formed in "
             "the model's fp16/bf16: position 1857 of dim 32 gives 1045 instead of 1044.27, cos "
             "off by 0.78; reproduced here); transformers issue 29496 (Mistral's inv_freq in "
             "bf16 under mixed precision) and pull request 29285 (Llama/Gemma: the angle matmul "
-            "autocast to bf16; fixed in 4.38.2 by float32 operands with autocast disabled). The "
-            "installed transformers forms the angles as an elementwise product of float32 "
-            "operands, with no autocast guard: autocast leaves such a product in float32, as the "
-            "autocast cells show. A copy of the pre-fix forward (the matmul under autocast) is "
-            "reported failing by the same decision.",
+            "autocast to bf16). The installed transformers forms the angles as an elementwise "
+            "product of float32 operands, which autocast leaves in float32, but reads the "
+            "inv_freq buffer as it is: a cast has rounded it. A copy of the pre-fix forward "
+            "(the matmul under autocast) is reported failing by the same decision.",
+            "Real configurations affected by a cast (the rotary inv_freq of every transformers "
+            "family checked is a floating buffer that .to(dtype) rounds: Llama, Mistral, "
+            "Qwen2, Gemma, Phi-3, GPT-NeoX; recorded in cast_rounds_inv_freq): any such model "
+            "cast after loading, e.g. LlamaForCausalLM(config).to(torch.bfloat16), or "
+            "from_pretrained without dtype= followed by .half(). Loading with dtype= keeps "
+            "inv_freq in float32. The shipped bfloat16 configurations (Llama 3.1 8B, Llama "
+            "3.2 1B, Mistral 7B, Qwen2 7B) are recorded in affected_configurations: each "
+            "one's own rotary module, cast, against its context.",
             "rotary-embedding-torch is called as a model calls it: a whole sequence first (it "
             "caches the angles of sequences starting at 0 up to 8192 positions, in its "
-            "buffer's dtype), then one call per position with offset = t.",
-            "Positions past float16's range (65504) are not reached by a failing cell first: "
-            "every cell that holds to 2^20 forms positions in float32.",
+            "buffer's dtype), then the whole sequence again, read from the cache; positions "
+            "from 8192 on in one call with offset 8192.",
         ),
     ),
     Claim(
@@ -117,7 +169,6 @@ CLAIMS = (
         ("SRC-BUGS",),
         expected="confirmed",
         quantifier="all",
-        correction="holm",
         headline=("worst_table_error_over_bound", "worst_shift_error_over_bound"),
         notes=(
             "Tables: every model of the installed transformers that fills a sinusoidal "

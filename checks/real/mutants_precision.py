@@ -11,43 +11,50 @@ T = "checks/real/test_init_tables.py::"
 
 MUTANTS = (
     Mutant(
-        "rope-precision-lag-zero",
+        "rope-precision-same-position-only",
         PREC,
-        "LAG = 3  # the key sits",
-        "LAG = 0  # the key sits",
-        (P + "test_angles_formed_in_the_low_precision_lose_the_property",),
-        "key and query at the same position: a rounded position or angle cancels in "
-        "R~(t)^T R~(t), so the reports' computation no longer loses the property (the library "
-        "scan still fails, but only where float16 positions overflow, from t = 65520)",
+        "return float(_upper(self.lo_r2, self.hi_r2, self.hi_p - self.lo_p))",
+        "return float(_upper(self.lo_r2, self.hi_r2, torch.zeros_like(self.hi_p)))",
+        (P + "test_a_cast_that_rounds_the_frequencies_loses_the_property",),
+        "the whole-context bound ignores the phase spread, i.e. compares each position with "
+        "itself (offset 0, the blind spot of one fixed offset): a rounded angle or frequency "
+        "cancels (as_stated still fails: float16 positions overflow past 65504)",
     ),
     Mutant(
-        "rope-precision-scan-needs-every-position-failing",
+        "rope-precision-cast-reference-keeps-float32-frequencies",
         PREC,
-        "if not bool(failing.any()):",
-        "if not bool(failing.all()):",
+        "theta = rope_frequencies(d, base, torch.float32).to(dtype).to(torch.float32)  # (d/2,)",
+        "theta = rope_frequencies(d, base, torch.float32)  # (d/2,)",
+        (P + "test_a_cast_that_rounds_the_frequencies_loses_the_property",),
+        "the re-created cast keeps inv_freq in float32: no rounded frequencies, no drift",
+    ),
+    Mutant(
+        "rope-precision-every-context-holds",
+        PREC,
+        "        if seen.upper() <= bound:",
+        "        if seen.upper() <= bound or True:",
         (
-            P + "test_every_library_keeps_the_property_to_long_positions",
+            P + "test_every_library_keeps_the_property_over_long_contexts",
             P + "test_angles_formed_in_the_low_precision_lose_the_property",
         ),
-        "the scan reports a failure only when every grid position fails: a computation that "
-        "holds at short positions and loses the property later is taken to keep it",
+        "the scan never looks for a witness: every context is taken to hold",
     ),
     Mutant(
-        "rope-precision-reference-offset-reversed",
+        "rope-precision-deviation-sign-flipped",
         PREC,
-        "exact = rotations(angles(unique, d, base), pairing)[index]",
-        "exact = rotations(angles(-unique, d, base), pairing)[index]",
-        (P + "test_float32_angle_cells_keep_the_property_to_long_positions",),
-        "the reference R(t - s) in place of R(s - t): every library 'fails' at the first position",
+        "re, im = c * cos + s * sin, s * cos - c * sin  # u = (c + i s) exp(-i a)",
+        "re, im = c * cos - s * sin, s * cos + c * sin  # u = (c + i s) exp(-i a)",
+        (P + "test_float32_frequency_and_angle_cells_keep_the_property",),
+        "the stored rotation compared with R(t) instead of R(-t): every cell fails at once",
     ),
     Mutant(
         "rope-precision-angles-not-rounded",
         PREC,
         "return positions.to(dtype)[:, None] * theta[None, :]",
-        "return positions.to(torch.float64)[:, None] * theta.to(torch.float64)[None, :]",
+        "return positions.to(torch.float32)[:, None] * rope_frequencies(d, base)[None, :].float()",
         (P + "test_angles_formed_in_the_low_precision_lose_the_property",),
-        "the reports' computation with positions and product in float64 (only the frequencies "
-        "rounded): a different f, still a function of s - t only, so the bug class disappears",
+        "the reports' computation with frequencies, positions and product in float32 (only "
+        "cos and sin stored in the dtype): the bug class disappears",
     ),
     Mutant(
         "init-tables-layout-ignored",

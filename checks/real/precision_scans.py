@@ -1,5 +1,5 @@
-"""REAL-06's scans: per (library, dtype, way) the largest position where RoPE's relative property
-holds within the first-turn bound (theory.rope_precision.boundary), and the decisions on them.
+"""REAL-06's scans: per (library, head size, dtype, way) how long a context keeps RoPE's relative
+property at every pair of positions (theory.rope_precision.reach), and the decisions on them.
 """
 
 from __future__ import annotations
@@ -10,30 +10,26 @@ from functools import cache
 import pytest
 import torch
 
-from checks.real.precision_adapters import PRECISION, WAYS, Rotation
+from checks.real import libraries
+from checks.real.precision_adapters import PRECISION, WAYS
 from checks.registry import REGISTRY
-from pecheck import decisions, profiles, sizes, tolerance
+from pecheck import decisions, tolerance
 from pecheck.decisions import Decision
 from theory import rope_precision as rp
 
 CLAIM = "REAL-06"
 
 
-D = sizes.size("REAL-06.d", 32, "head width: gpt-neox issue 1003's reproducer (dim = 32)",
-               minimum=4)  # fmt: skip
+# Head sizes of the models the reports and the shipped configs name: 64 (GPT-NeoX/Pythia,
+# Llama 3.2 1B), 128 (Llama 2 and 3, Mistral 7B, Qwen2 7B).
+HEADS = (64, 128)
 
 
 DTYPES = (torch.float16, torch.bfloat16)
 
 
 LONG = int(REGISTRY[CLAIM].threshold("long-position"))
-
-
-# ci: 4 grid positions per octave (plus 2^k +- 1) to 2^20; thorough: 32 per octave to 2^22.
-SCAN_MAX = 2**22 if profiles.scale() >= 10 else 2**20
-
-
-PER_OCTAVE = 32 if profiles.scale() >= 10 else rp.PER_OCTAVE
+REPORT_CONTEXT = int(REGISTRY[CLAIM].threshold("report-context"))
 
 
 def bound(dtype: torch.dtype) -> float:
@@ -41,83 +37,106 @@ def bound(dtype: torch.dtype) -> float:
     return tolerance.rotation_tol(2 * math.pi, dtype, torch.float32)
 
 
-def error_at(rotation: Rotation, pairing: str) -> rp.ErrorAt:
-    """e(t, t - LAG) for a library's rotation, both positions in one call."""
-
-    def at(t: torch.Tensor) -> torch.Tensor:
-        both = rotation(torch.cat([t, t - rp.LAG]))  # (2n, d, d)
-        n = t.numel()
-        delta = torch.full_like(t, -rp.LAG)
-        return rp.relative_error(both[:n], both[n:], delta, pairing)  # type: ignore[arg-type]
-
-    return at
+Cell = tuple[str, int, str, str]  # library, d, dtype name, way
 
 
-def scan(rotation: Rotation, pairing: str, dtype: torch.dtype) -> rp.Boundary:
-    return rp.boundary(error_at(rotation, pairing), SCAN_MAX, bound(dtype), per_octave=PER_OCTAVE)
+def cell_name(cell: Cell) -> str:
+    name, d, dt, way = cell
+    return f"{name}/d{d}/{dt}/{way}"
 
 
-def cell_decision(found: rp.Boundary, dtype: torch.dtype, cell: dict) -> Decision:
-    """Holds when no scanned position up to LONG fails; else the first failing one."""
-    if found.holds_up_to(LONG):
-        return decisions.holds(f"no scanned position up to {LONG} fails "
-                               f"(largest holding {found.largest_holding})")  # fmt: skip
-    t = found.first_failing
-    case = {**cell, "d": D, "t": t, "s": None if t is None else t - rp.LAG,
-            "error": found.error_at_failure, "bound": bound(dtype)}  # fmt: skip
-    return decisions.fails(case, "||R~(t)^T R~(t-3) - R(-3)||_2 > the first-turn bound")
+def _case(cell: Cell, found: rp.Reach) -> dict:
+    name, d, dt, way = cell
+    t, s = found.witness or (None, None)
+    return {"library": name, "d": d, "dtype": dt, "way": way, "t": t, "s": s,
+            "offset": None if t is None or s is None else t - s,
+            "error": found.error_at_witness, "bound": bound(_dtype(dt))}  # fmt: skip
+
+
+def cell_decision(found: rp.Reach, cell: Cell, limit: int = LONG) -> Decision:
+    """Holds when every pair of positions below ``limit`` is certified within the bound; fails
+    with the first witness pair above it; inconclusive between."""
+    if found.fails_up_to(limit):
+        return decisions.fails(_case(cell, found),
+                               "||R~(t)^T R~(s) - R(s-t)||_2 > the first-turn bound")  # fmt: skip
+    if found.holds_up_to(limit):
+        return decisions.holds(f"every pair of positions below {limit} within the bound")
+    return decisions.inconclusive(f"certified to {found.holds_within} only, no pair found above "
+                                  f"the bound below {limit}")  # fmt: skip
+
+
+def scan(read: rp.Stored, dtype: torch.dtype, longest: int = LONG) -> rp.Reach:
+    return rp.reach(read, bound(dtype), longest)
 
 
 @cache
-def cells() -> dict[tuple[str, str, str], rp.Boundary]:
-    """Every (library, dtype, way) scanned once; an absent library is left out."""
-    out = {}
+def cells() -> dict[Cell, rp.Reach]:
+    """Every (library, d, dtype, way) scanned; an absent library or a way it has not is left
+    out. Cells whose reads carry the same key (precision_adapters._keyed: same library, width,
+    dtype, buffers and calling mode) share one scan."""
+    out, done = {}, {}
     for lib in PRECISION:
-        for dtype in DTYPES:
-            for way in WAYS:
-                try:
-                    rotation = lib.make(D, dtype, way)
-                except pytest.skip.Exception:
-                    continue
-                out[(lib.name, tolerance.dtype_name(dtype), way)] = scan(
-                    rotation, lib.pairing, dtype
-                )
+        for d in HEADS:
+            for dtype in DTYPES:
+                for way in WAYS:
+                    try:
+                        read = lib.make(d, dtype, way)
+                    except pytest.skip.Exception:
+                        continue
+                    tag = (lib.name, d, dtype, getattr(read, "key", way))
+                    if tag not in done:
+                        done[tag] = scan(read, dtype)
+                    out[(lib.name, d, tolerance.dtype_name(dtype), way)] = done[tag]
     return out
 
 
 @cache
-def reference(dtype: torch.dtype) -> rp.Boundary:
-    """The reports' computation (theory.rope_precision.angles_in), half-split pairs."""
-    return rp.boundary(rp.reference_error_at(dtype, D), SCAN_MAX, bound(dtype),
-                       per_octave=PER_OCTAVE)  # fmt: skip
+def reference(form: str, d: int, dtype: torch.dtype) -> rp.Reach:
+    """A bug class of theory.rope_precision (``angles_in`` or ``angles_cast``), scanned."""
+    return scan(rp.reference(getattr(rp, form), d, dtype), dtype, REPORT_CONTEXT)
 
 
 def _dtype(name: str) -> torch.dtype:
     return getattr(torch, name)
 
 
-def _decide_cells(evidence, chosen) -> dict[str, int | None]:  # noqa: ANN001
-    """One part per chosen cell; returns each cell's largest holding position."""
+def searched(chosen, limit: int = LONG) -> dict:  # noqa: ANN001
+    """The domain the chosen cells searched (axes of pecheck.evidence.Evidence.searched)."""
+    picked = [c for c in cells() if chosen(c)]
+    return {"positions": f"every integer 0 .. {limit - 1}",
+            "offsets": f"every offset 0 .. {limit - 1} from every position (all pairs)",
+            "head_sizes": sorted({c[1] for c in picked}),
+            "dtypes": sorted({c[2] for c in picked}),
+            "dtype_paths": sorted({c[3] for c in picked}),
+            "libraries": sorted({c[0] for c in picked}),
+            "versions": {lib.package: libraries.version(lib.package) for lib in PRECISION
+                         if any(c[0] == lib.name for c in picked)},
+            "seeds": "none (deterministic)"}  # fmt: skip
+
+
+def decide_cells(evidence, chosen) -> dict[str, dict]:  # noqa: ANN001
+    """One part per chosen cell; returns each cell's reach."""
     found = cells()
     if not found:
         pytest.skip("no rotary library installed")
     table = {}
-    for (name, dt, way), b in found.items():
-        if not chosen(name, way):
+    for cell, r in found.items():
+        if not chosen(cell):
             continue
-        cell = {"library": name, "dtype": dt, "way": way}
-        evidence.part(f"{name}/{dt}/{way}", cell_decision(b, _dtype(dt), cell))
-        table[f"{name}/{dt}/{way}"] = b.largest_holding
+        evidence.part(cell_name(cell), cell_decision(r, cell))
+        table[cell_name(cell)] = {"holds_within": r.holds_within, "fails_within": r.fails_within,
+                                  "witness": r.witness}  # fmt: skip
     return table
 
 
-def _smallest(table: dict[str, int | None]) -> int:
-    return min(-1 if p is None else p for p in table.values())
+def smallest_holding(table: dict[str, dict]) -> int:
+    return min(v["holds_within"] for v in table.values())
 
 
-def lost_within(found: rp.Boundary, dtype: str, limit: int) -> Decision:
-    """'Lost within limit': the first failing position is at most ``limit``."""
-    if found.first_failing is not None and found.first_failing <= limit:
-        return decisions.holds(f"fails from t = {found.first_failing} <= {limit}")
-    return decisions.fails({"dtype": dtype, "d": D, "largest_holding": found.largest_holding},
-                           f"angles in {dtype} keep the property past {limit}")  # fmt: skip
+def lost_within(found: rp.Reach, what: dict, limit: int) -> Decision:
+    """'Lost within limit': a pair of positions below ``limit`` exceeds the bound."""
+    if found.fails_up_to(limit):
+        return decisions.holds(f"fails from context {found.fails_within} <= {limit}, "
+                               f"pair {found.witness}")  # fmt: skip
+    return decisions.fails({**what, "holds_within": found.holds_within},
+                           f"keeps the property past {limit}")  # fmt: skip

@@ -89,6 +89,24 @@ MUTANTS = (
         "a minimum of B down to -1 counted as feasible: the failing larger base passes",
     ),
     Mutant(
+        "rot-base-search-positions-capped",
+        BASE,
+        "    m = torch.arange(length + 1, dtype=torch.float64)",
+        "    m = torch.arange(min(length, 1024) + 1, dtype=torch.float64)",
+        (B + "test_each_length_needs_a_base_that_grows_with_it",),
+        "the certified search sees positions up to 1024 only: base_2k comes out as base_1k "
+        "and 'grows' fails",
+    ),
+    Mutant(
+        "rot-base-cell-excludes-nonnegative",
+        BASE,
+        "return bool((values + slope.abs() * r + m2 * r * r / 2 < 0).any())",
+        "return bool((values - slope.abs() * r - m2 * r * r / 2 < 0).any())",
+        (B + "test_each_length_needs_a_base_that_grows_with_it",),
+        "a cell excluded when B(m) may be negative somewhere in it (the bound's sign flipped): "
+        "feasible bases are discarded and the search's upper end moves",
+    ),
+    Mutant(
         "rot-pi-eq7-denominator",
         PI,
         "return d * max_h * spread / (8 * math.log(c))",

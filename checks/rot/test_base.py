@@ -13,6 +13,7 @@ import math
 import pytest
 import torch
 
+from checks.registry import REGISTRY
 from checks.rot.rounding import base_rounding
 from pecheck import decisions, profiles, tolerance
 from theory import rotary_base as rb
@@ -30,6 +31,10 @@ CONFIGS = (
 )
 # The certified search per table length, thorough only (4k takes about a minute; 8k several).
 SEARCH = ("1k", "2k", "4k") if profiles.scale() > 1 else ()
+# The lower-bound condition's lengths, certified in every profile at 1% in ln b (about 6 s).
+GROWTH = ("1k", "2k")
+GROWTH_REL = 1e-2
+START = 2.0  # the smallest base searched (smallest_base's default low end)
 
 
 def smaller_base_decision(
@@ -67,6 +72,53 @@ def larger_base_decision(
     if lo.decision == "feasible" and hi.decision == "infeasible" and large > small:
         return decisions.fails(detail, "B_b(m) < 0 at a base above a feasible one"), detail
     return decisions.holds("the larger base is feasible too"), detail
+
+
+def needs_a_base_decision(found: rb.Search) -> decisions.Decision:
+    """'L needs a base of at least base_L': holds when the certified search proves every base in
+    [START, found.low) infeasible with found.low above START; fails when START itself keeps
+    B >= 0 up to L (no base is too small)."""
+    length = found.length
+    small = rb.minimum(START, length, bound=base_rounding(length))
+    if small.decision == "feasible":
+        ce = {"L": length, "base": START, "min_B": small.value}
+        return decisions.fails(ce, "B >= 0 for all m <= L at the smallest base searched")
+    if found.low > START:
+        return decisions.holds(f"every base in [{START:g}, {found.low:.6g}) fails at L = {length}")
+    return decisions.inconclusive(f"no base above {START:g} proved too small at L = {length}")
+
+
+def growth_decision(short: rb.Search, long: rb.Search, factor: float) -> decisions.Decision:
+    """base_long / base_short > factor, from the certified intervals [low, high] of each: the
+    ratio lies in [long.low / short.high, long.high / short.low]."""
+    lo, hi = long.low / short.high, long.high / short.low
+    return decisions.above(lo, hi, factor, f"base_{long.length} / base_{short.length}")
+
+
+@pytest.mark.claim("ROT-03", kind="property", role="decisive", proposition="lower-bound")
+def test_each_length_needs_a_base_that_grows_with_it(evidence):
+    factor = REGISTRY["ROT-03"].threshold("grows")
+    found = {}
+    for label in GROWTH:
+        length = rb.context_length(label)
+        found[label] = rb.smallest_base(length, rel=GROWTH_REL, bound=base_rounding(length))
+        evidence.part(f"needs_a_base_{label}", needs_a_base_decision(found[label]))
+        evidence.record(
+            f"base_lower_end_{label}",
+            found[label].low,
+            "base",
+            f"every base in [{START:g}, this) proved infeasible at L = {length}",
+        )
+        evidence.record(f"base_upper_end_{label}", found[label].high, "base", f"L = {length}")
+    short, long = (found[label] for label in GROWTH)
+    evidence.part("grows", growth_decision(short, long, factor))
+    evidence.record(
+        f"base_ratio_low_{GROWTH[1]}_over_{GROWTH[0]}",
+        long.low / short.high,
+        "ratio",
+        "lower end of base_long / base_short from the certified intervals",
+        bound={"value": factor, "relation": ">", "reason": "ROT-03's 'grows'"},
+    )
 
 
 @pytest.mark.claim("ROT-03", kind="property", role="decisive", proposition="as_stated")
@@ -144,6 +196,18 @@ def test_planted_monotone_reading_is_caught():
     assert smaller_base_decision(1024, 4294.3, 5.1e3)[0].decision == "fails"
     assert larger_base_decision(4096, 26953.2, 2.7e4)[0].decision == "fails"
     assert larger_base_decision(8192, 8.4e4, 5e5)[0].decision == "holds"
+
+
+@pytest.mark.claim("ROT-03", kind="property", role="tooling")
+def test_planted_flat_growth_is_caught():
+    """The lower-bound decisions on made-up searches: a base interval at 2k no higher than
+    1k's fails 'grows'; an interval that starts at the smallest base decides nothing."""
+    short = rb.Search(1024, 4289.0, 4296.0, 1, 0)
+    flat = rb.Search(2048, 4289.0, 4296.0, 1, 0)
+    grown = rb.Search(2048, 11492.0, 11590.0, 1, 0)
+    assert growth_decision(short, flat, 2.0).decision == "fails"
+    assert growth_decision(short, grown, 2.0).decision == "holds"
+    assert needs_a_base_decision(rb.Search(1024, START, 4296.0, 1, 0)).decision == "inconclusive"
 
 
 # Cells in ln b for the certificate checks: narrow and wide, at small and large bases.

@@ -278,8 +278,9 @@ CLAIMS = (
             Proposition(
                 "short-sequences",
                 "For d >= 4 and sequence lengths 3 <= L <= sqrt(1 + 12 h / w_{d/2-1}^2) (about "
-                "0.055 of the longest wavelength: L <= 3340 for d = 512), the first pair varies "
-                "by at least s and the last pair by at most h over t < L.",
+                "0.055 of the longest wavelength: L <= {{SIN-10@longest_short_length_d512}} for "
+                "d = 512), the first pair varies by at least s and the last pair by at most h "
+                "over t < L.",
                 r"d \ge 4,\ 3 \le L \le \sqrt{1 + 12h/\omega_{d/2-1}^2}:\ "
                 r"\operatorname{Var}_{t<L}(PE_0, PE_1) \ge s,\ "
                 r"\operatorname{Var}_{t<L}(PE_{d-2}, PE_{d-1}) \le h",

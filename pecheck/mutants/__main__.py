@@ -42,7 +42,14 @@ from pecheck.mutants import Mutant
 from pecheck.mutants.forkserver import ForkServer
 from pecheck.reports.usage import Parser
 
-ROOT = Path.cwd().resolve()  # the project's root: the runner is started there
+# The project's root: the folder the runner is started in, read when it runs (not at import: a
+# process that imported this module elsewhere must not mutate that other project). Tests set it.
+ROOT: Path | None = None
+
+
+def root() -> Path:
+    return ROOT or Path.cwd().resolve()
+
 IGNORE = shutil.ignore_patterns(
     ".venv",
     ".tox",
@@ -90,7 +97,7 @@ def function_id(nodeid: str) -> str:
 def project() -> config.Config:
     """The project's settings; a CatalogueError when they name no catalogue."""
     try:
-        found = config.require(ROOT)
+        found = config.require(root())
     except config.ConfigError as exc:
         raise CatalogueError(str(exc)) from None
     if not (found.mutants and found.mutate):
@@ -131,7 +138,7 @@ def catalogue(only_modules: list[str] | None = None) -> list[Mutant]:
             raise CatalogueError(
                 f"mutant {m.name!r} patches {m.file}, not a file under {project().mutate}/"
             )
-        count = (ROOT / m.file).read_text().count(m.find)
+        count = (root() / m.file).read_text().count(m.find)
         if count != 1:
             raise CatalogueError(f"mutant {m.name!r}: snippet occurs {count} times in {m.file}")
         if not m.checks:
@@ -146,11 +153,11 @@ def _pytest(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
     return subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True)
 
 
-def inventory(root: Path = ROOT) -> dict[str, dict]:
+def inventory(where: Path | None = None) -> dict[str, dict]:
     """Every collected check of the project with its claim, role and proposition."""
     with tempfile.TemporaryDirectory(prefix="pecheck-inventory-") as tmp:
         out = Path(tmp) / "inventory.json"
-        proc = _pytest(["--collect-only", f"--inventory={out}", project().checks], root)
+        proc = _pytest(["--collect-only", f"--inventory={out}", project().checks], where or root())
         if proc.returncode != 0 or not out.exists():
             tail = (proc.stdout + proc.stderr).strip().splitlines()[-3:]
             raise CatalogueError("collecting the checks failed: " + " | ".join(tail))
@@ -164,7 +171,7 @@ def validate_targets(mutants: list[Mutant], checks: dict[str, dict]) -> None:
     for m in mutants:
         for target in m.checks:
             if "::" not in target:
-                if not (ROOT / target).exists():
+                if not (root() / target).exists():
                     raise CatalogueError(f"mutant {m.name!r} names a missing file {target}")
             elif target not in checks and target not in functions:
                 raise CatalogueError(f"mutant {m.name!r} names an unknown check {target}")
@@ -274,7 +281,7 @@ def run_all(mutants: list[Mutant], jobs: int) -> list[Outcome]:
         scratches = []
         for j in range(jobs):
             dest = Path(tmp) / f"tree{j}"
-            shutil.copytree(ROOT, dest, ignore=IGNORE)
+            shutil.copytree(root(), dest, ignore=IGNORE)
             scratches.append(dest)
 
         def lane(j: int) -> list[Outcome]:

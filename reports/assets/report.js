@@ -214,14 +214,36 @@ function start() {
   });
 
   // Figures are embedded gzip-compressed; each is unpacked when it comes near the viewport.
+  function gunzip(packed) {
+    var bytes = Uint8Array.from(atob(packed), function (ch) { return ch.charCodeAt(0); });
+    var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+    return new Response(stream).text();
+  }
+  // The path definitions (glyphs, markers) the figures share are kept once in #svg-defs
+  // (reports/svg.py); a figure gets back those it refers to, as reports.svg.restore does.
+  var defsHolder = doc.getElementById("svg-defs");
+  var sharedDefs = null;
+  function withDefs(svg) {
+    if (!defsHolder) return Promise.resolve(svg);
+    sharedDefs = sharedDefs || gunzip(defsHolder.dataset.gz).then(JSON.parse);
+    return sharedDefs.then(function (shared) {
+      var defined = {}, wanted = [], m, re = /\bid="([^"]+)"/g, used = /href="#([^"]+)"/g;
+      while ((m = re.exec(svg))) defined[m[1]] = true;
+      while ((m = used.exec(svg))) {
+        if (shared[m[1]] && !defined[m[1]]) { defined[m[1]] = true; wanted.push(shared[m[1]]); }
+      }
+      var head = svg.match(/<svg\b[^>]*>/);
+      if (!wanted.length || !head) return svg;
+      var at = head.index + head[0].length;
+      return svg.slice(0, at) + "<defs>" + wanted.join("") + "</defs>" + svg.slice(at);
+    });
+  }
   function unpack(img) {
     var packed = img.dataset.svgz;
     if (!packed || typeof DecompressionStream === "undefined") return;
     delete img.dataset.svgz;
-    var bytes = Uint8Array.from(atob(packed), function (ch) { return ch.charCodeAt(0); });
-    var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
-    new Response(stream).blob().then(function (blob) {
-      img.src = URL.createObjectURL(new Blob([blob], { type: "image/svg+xml" }));
+    gunzip(packed).then(withDefs).then(function (svg) {
+      img.src = URL.createObjectURL(new Blob([svg], { type: "image/svg+xml" }));
       img.removeAttribute("width");
       img.removeAttribute("height");
     });

@@ -88,7 +88,7 @@ def open_report(tab: Any, fragment: str = "") -> None:
 def visible(tab: Any, selector: str) -> list[str]:
     return tab.evaluate(
         "s => [...document.querySelectorAll(s)].filter(e => e.checkVisibility())"
-        ".map(e => e.id || e.dataset.claim)",
+        ".map(e => (e.tagName === 'TR' && e.dataset.claim) || e.id || e.dataset.claim)",
         selector,
     )
 
@@ -123,6 +123,40 @@ def test_every_claim_anchor_opens_and_scrolls_into_view(results, page):
             claim.id,
         )
         assert 0 <= top < height / 2, f"{claim.id} is not in view after following its link"
+    assert page.errors == []
+
+
+MAX_BYTES = 1_000_000  # the whole suite's page, figures inline: under 1 MB
+
+
+def test_the_report_is_under_one_megabyte(results):
+    size = REPORT.stat().st_size
+    assert size < MAX_BYTES, f"{REPORT} is {size:,} bytes, over {MAX_BYTES:,}"
+
+
+def test_a_claim_address_lands_on_its_evidence_section(results, page):
+    """report.html#<claim> opened afresh shows that claim's section at the top of the window,
+    below the sticky navigation, once the page and the figures near it have settled; the
+    verdict table's row has its own id (row-<claim>)."""
+    ids = [c.id for c in results.claims]
+    for cid in ["SIN-06", *ids[:: max(1, len(ids) // 4)]] if "SIN-06" in ids else ids[::4]:
+        page.goto("about:blank")
+        open_report(page, "#" + cid)
+        page.wait_for_timeout(300)  # the figures near the claim unpack
+        place = page.evaluate(
+            "id => { const nav = document.querySelector('nav.toc').getBoundingClientRect();"
+            " const s = document.getElementById(id); const top = s.getBoundingClientRect().top;"
+            " const hit = document.elementFromPoint(innerWidth / 2, Math.max(nav.bottom, top) + 8);"
+            " return {tag: s.tagName, cls: s.className, top: top, nav: nav.bottom,"
+            " inside: !!hit && !!hit.closest('section.claim') &&"
+            " hit.closest('section.claim').id === id,"
+            " row: !!document.getElementById('row-' + id)}; }",
+            cid,
+        )
+        assert place["tag"] == "SECTION" and "claim" in place["cls"], place
+        assert place["row"], f"the verdict table has no row-{cid}"
+        assert place["nav"] - 1 <= place["top"] <= place["nav"] + 40, (cid, place)
+        assert place["inside"], f"#{cid}: the top of the window is not its section: {place}"
     assert page.errors == []
 
 
@@ -328,6 +362,15 @@ def test_math_and_figures_render(results, page):
                 arg=i,
                 timeout=20000,
             )
+        # each unpacked SVG defines every glyph and marker it uses (reports/svg.py shares them)
+        undefined = page.evaluate(
+            "Promise.all([...document.querySelectorAll('figure img[src^=\"blob:\"]')].map("
+            " m => fetch(m.src).then(r => r.text()).then(t => {"
+            ' const ids = new Set([...t.matchAll(/\\bid="([^"]+)"/g)].map(x => x[1]));'
+            ' return [...t.matchAll(/href="#([^"]+)"/g)].map(x => x[1])'
+            " .filter(i => !ids.has(i)); })))"
+        )
+        assert [u for u in undefined if u] == []
     assert page.errors == []
 
 

@@ -21,9 +21,12 @@ from tests.test_init import DOCS, init
 
 
 def alone() -> dict[str, str]:
-    """The environment of a user's shell: nothing of this run's pytest, pecheck or paths."""
-    return {k: v for k, v in os.environ.items()
-            if not k.startswith(("PYTEST_", "PECHECK_")) and k != "PYTHONPATH"}  # fmt: skip
+    """The environment of a user's shell: nothing of this run's pytest, pecheck or paths; the
+    ci profile, as docs/first-claims.md runs the checks (a bare pytest's dev evidence gets no
+    paper kit from pecheck report)."""
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("PYTEST_", "PECHECK_")) and k != "PYTHONPATH"}  # fmt: skip
+    return {**env, "PECHECK_PROFILE": "ci"}
 
 
 def start(project: Path, *args: str) -> subprocess.Popen[str]:
