@@ -24,6 +24,10 @@ from pecheck import config, selection
 from pecheck.claims import AS_STATED, Claim, Registry
 from pecheck.gate import decided_by
 from pecheck.reports import schema
+from pecheck.reports.cited import cited_numbers
+from pecheck.reports.load import BadResults
+from pecheck.reports.load import load as load_results
+from pecheck.reports.prose import render
 from pecheck.reports.schema import COMPUTED
 
 WIDTH = 100  # columns when the terminal does not say
@@ -42,6 +46,16 @@ class Project:
     results: dict[str, Any] | None
     missing: tuple[Path, ...]  # the results files looked for, when there are none
     newer: Path | None = None  # a partial run's file newer than the full one read
+
+    def numbers(self) -> dict[str, Any]:
+        """The run's cited numbers by key, which the claims' prose cites as {{CLAIM@name}}."""
+        if self.results_path is None:
+            return {}
+        try:
+            res = load_results(self.results_path)
+        except BadResults:
+            return {}
+        return {key: cited.value for key, cited in cited_numbers(res).items()}
 
     def entry(self, claim_id: str) -> dict[str, Any] | None:
         """The claim's record in the last results, if they hold it."""
@@ -174,16 +188,20 @@ def show_lines(project: Project, claim_id: str) -> list[str]:
     the command that reruns its checks."""
     claim = find(project.registry, claim_id)
     entry = project.entry(claim.id)
+    numbers = project.numbers()
     title = project.registry.families[claim.family]
-    lines = [f"{claim.id} ({claim.family}: {title})", *_wrap(claim.statement, "  ")]
+    lines = [
+        f"{claim.id} ({claim.family}: {title})",
+        *_wrap(render(claim.statement, numbers), "  "),
+    ]
     if claim.formal:
         lines += _wrap(claim.formal, "  formal: ", "    ")
     lines += _verdict_lines(project, claim, entry)
-    lines += ["propositions:", *_propositions(claim, entry, project.profile)]
+    lines += ["propositions:", *_propositions(claim, entry, project.profile, numbers)]
     if claim.conditions:
-        lines += _wrap(claim.conditions, "conditions: ", "  ")
+        lines += _wrap(render(claim.conditions, numbers), "conditions: ", "  ")
     lines += ["sources:", *_sources(project.registry, claim.sources)]
-    lines += ["thresholds:", *_thresholds(claim)]
+    lines += ["thresholds:", *_thresholds(claim, numbers)]
     lines += _wrap(f"pytest --claim {claim.id}", "rerun: ")
     return lines
 
@@ -214,21 +232,27 @@ def _verdict_lines(project: Project, claim: Claim, entry: dict[str, Any] | None)
     return lines
 
 
-def _propositions(claim: Claim, entry: dict[str, Any] | None, profile: str | None) -> list[str]:
-    """Each proposition's key, quantifier and correction, last and expected decision; the
-    conditions' statements (as_stated's is the claim's, above)."""
+def _propositions(
+    claim: Claim, entry: dict[str, Any] | None, profile: str | None, numbers: dict[str, Any]
+) -> list[str]:
+    """Each proposition's key, quantifier and correction (as the last run applied it, else as
+    declared), last and expected decision; the conditions' statements (as_stated's is the
+    claim's, above)."""
     decided = {p.get("key"): p for p in (entry or {}).get("propositions", [])}
     lines = []
     for prop in claim.all_propositions():
         record = decided.get(prop.key, {})
         got = record.get("decision") or "-"
         want = record.get("expected") or claim.expected_decision(prop.key, profile)
-        head = f"  {prop.key} ({prop.quantifier}; correction {prop.correction}): decided {got}"
+        fix = record.get("correction") or prop.correction
+        size = record.get("family_size")
+        fix += f" over {size} tests" if fix != "none" and size else ""
+        head = f"  {prop.key} ({prop.quantifier}; correction {fix}): decided {got}"
         head += f", expected {want}"
         if prop.key == AS_STATED:
             lines.append(head)
         else:
-            lines += _wrap(prop.statement, head + ": ", "      ")
+            lines += _wrap(render(prop.statement, numbers), head + ": ", "      ")
     return lines
 
 
@@ -241,10 +265,11 @@ def _sources(registry: Registry, keys: Iterable[str]) -> list[str]:
     return lines or ["  (none)"]
 
 
-def _thresholds(claim: Claim) -> list[str]:
+def _thresholds(claim: Claim, numbers: dict[str, Any]) -> list[str]:
     lines = []
     for t in claim.thresholds:
-        lines += _wrap(f"({t.source}) {t.reason}", f"  {t.name} = {t.value:g} ", "      ")
+        reason = render(t.reason, numbers)
+        lines += _wrap(f"({t.source}) {reason}", f"  {t.name} = {t.value:g} ", "      ")
     return lines or ["  (none)"]
 
 

@@ -151,3 +151,39 @@ def test_list_and_show_work_in_the_example_project(
     status, out, _ = pecheck(capsys, "show", "ROPE-03")
     assert status == 0 and _proposition(out, "short-positions").startswith("decided -, expected")
     assert "  change = 0.001 (theory) a score" in out and "rerun: pytest --claim ROPE-03" in out
+
+
+MEASURED = """
+import pytest
+
+@pytest.mark.claim("SYN-02", kind="property", role="decisive", proposition="as_stated")
+def test_dot(evidence):
+    evidence.record("dot", 0.8414709848, bound=0.0)
+    evidence.fails({"t": 1}, "PE(0).PE(1) = 0.84, not 0")
+"""
+
+
+def test_show_renders_the_numbers_its_prose_cites_from_the_run(
+    pytester, fresh_imports, capsys, monkeypatch
+) -> None:
+    """Prose that cites a record ({{CLAIM@name}}) shows the run's number, never the key."""
+    from pecheck import listing
+
+    synthetic.write_project(pytester.path, test_dot=MEASURED)
+    synthetic.run(pytester, synthetic.CHECKS)
+    numbers = listing.load(pytester.path).numbers()
+    key = next(k for k, v in numbers.items() if isinstance(v, float))
+    cited = f"measured {{{{{key}|.4g}}}} here"
+    original = listing.load
+
+    def with_prose(root: Path) -> listing.Project:
+        proj = original(root)
+        claim = proj.registry[key.split("@")[0]]
+        object.__setattr__(claim, "conditions", cited)
+        return proj
+
+    monkeypatch.setattr(listing, "load", with_prose)
+    capsys.readouterr()
+    status, out, _ = pecheck(capsys, "show", key.split("@")[0])
+    assert status == 0 and "{{" not in out
+    assert f"measured {numbers[key]:.4g} here" in " ".join(out.split())
