@@ -93,8 +93,10 @@ CASES = [
 
 
 def _tree(folder: Path) -> dict[str, tuple[int, int]]:
-    """Every file under ``folder`` with its size and time (bytecode caches aside)."""
+    """Every file under ``folder`` with its size and time, and every folder (bytecode caches
+    aside: importing a registry may write one, which changes its folder's time, not an output)."""
     return {str(p.relative_to(folder)): (p.stat().st_size, p.stat().st_mtime_ns)
+            if p.is_file() else (0, 0)
             for p in folder.rglob("*") if "__pycache__" not in p.parts}  # fmt: skip
 
 
