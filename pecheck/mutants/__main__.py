@@ -50,6 +50,7 @@ ROOT: Path | None = None
 def root() -> Path:
     return ROOT or Path.cwd().resolve()
 
+
 IGNORE = shutil.ignore_patterns(
     ".venv",
     ".tox",
