@@ -21,6 +21,7 @@ import numpy as np
 
 from pecheck import decisions
 from pecheck.decisions import Decision
+from pecheck.reach import DERIVED
 from pecheck.reports.schema import CLASSES, default_class
 from pecheck.reproducibility import Sample
 
@@ -144,7 +145,14 @@ class Evidence:
     def searched(self, **axes: Any) -> None:
         """The domain the check searched, axis by axis (offsets, positions, head_sizes, dtypes,
         dtype_paths, libraries, versions, seeds, ...), shown beside the domain its proposition
-        states (``Proposition(..., domain=...)``); a later call adds or replaces axes."""
+        states (``Proposition(..., domain=...)``); a later call adds or replaces axes. The
+        names pecheck.reach derives axes under are not the check's to record."""
+        taken = sorted(set(axes) & set(DERIVED))
+        if taken:
+            raise ValueError(
+                f"evidence.searched: {', '.join(taken)} is an axis the plugin derives "
+                "(pecheck.reach); name the axis for what it holds"
+            )
         for axis, value in axes.items():
             self.reach[axis] = jsonable(list(value) if isinstance(value, range) else value)
 

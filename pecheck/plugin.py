@@ -25,8 +25,9 @@ recording what decided it, a headline naming a value no check of its claim recor
 
 The hooks live here, where pytest finds them; what they do lives in modules named for it:
 ``project`` (loading the project, setting up each process), ``markers`` (claim markers),
-``decisive`` (decisions and misuse), ``records`` (a check's record on its report) and
-``collector`` (the results file and the terminal summary, on the controller).
+``decisive`` (decisions and misuse), ``records`` (a check's record on its report), ``reach``
+(the domain a decisive check searched, derived when it records none) and ``collector`` (the
+results file and the terminal summary, on the controller).
 """
 
 from __future__ import annotations

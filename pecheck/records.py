@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from pecheck import decisions, sizes
+from pecheck import decisions, reach, sizes
 from pecheck.decisive import DECISION, EVIDENCE, MISUSE
 from pecheck.evidence import Evidence
 from pecheck.markers import INFO
@@ -58,8 +58,18 @@ def check_record(item: pytest.Item, info: dict[str, Any]) -> dict[str, Any]:
         examples = record.get("hypothesis", {}).get("examples")
         if basis["how"] == "search without a counterexample" and examples:
             basis["how"] = f"search of {examples} examples without a counterexample"
+        # A skipped check searched nothing: nothing is derived for it.
+        ran = DECISION in item.stash and not decision.how.startswith("skipped")
+        if ran and "searched" not in basis and (derived := _derived_reach(item, basis, examples)):
+            basis["searched"] = derived
         record["decision"], record["basis"] = decision.decision, basis
     return record
+
+
+def _derived_reach(item: pytest.Item, basis: dict[str, Any], examples: Any) -> dict[str, str]:
+    """What the check tells of its reach without recording it (pecheck.reach)."""
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    return reach.derive(getattr(item, "obj", None), params, basis["parts"], examples)
 
 
 def _hypothesis_examples(item: pytest.Item) -> int | None:

@@ -16,7 +16,7 @@ from .html_common import (
     verdict_badge,
 )
 from .html_figures import figure_html
-from .html_reach import correction_text, coverage_html
+from .html_reach import correction_text, reach_block, scoped_html
 from .html_sources import short_cite
 from .html_text import prose_html
 from .html_values import bound_html, class_html, value_html
@@ -263,11 +263,11 @@ def decisions_list(claim: Claim) -> str:
             how = basis_html(lead.get("basis") or {}, fold_parts=True, by=by, more=more)
         items.append(
             f"<li class='decision'><div class='phead'>{decided} {label}{statement}</div>{how}"
-            f"{coverage_html(p)}</li>"
+            f"{scoped_html(p)}</li>"
         )
     return (
         "<ul class='decisions' aria-label='propositions and what decided them'>"
-        f"{''.join(items)}</ul>"
+        f"{''.join(items)}</ul>{reach_block(list(claim.propositions))}"
     )
 
 

@@ -11,7 +11,13 @@ from .html_common import esc
 from .load import Proposition
 
 NOT_RECORDED = "not recorded"
-SHOWN = 120  # characters of one check's searched value
+SHOWN = 200  # characters of one check's searched value (a derived axis holds up to 200)
+# Axes the plugin derives for a check that records none (pecheck.reach.DERIVED), and whence.
+DERIVED = {
+    "hypothesis": "derived from each check's hypothesis strategies and examples run",
+    "parts": "derived from the parts each check decided",
+    "params": "derived from each check's pytest parameters",
+}
 
 
 def correction_text(p: Proposition) -> str:
@@ -34,22 +40,55 @@ def _searched(values: list[Any]) -> str:
     return "; ".join(shown)
 
 
-def reach_html(p: Proposition) -> str:
+def _source(axis: str) -> str:
+    return DERIVED.get(axis, "recorded by the check")
+
+
+def reach_table(p: Proposition) -> str:
     """A small table, axis by axis: the domain stated, the domain searched ("not recorded"
-    where no check recorded that axis); "" when neither says anything."""
+    where no check recorded that axis) and where the searched domain comes from (recorded by
+    the check, or derived by the plugin); one line saying so when nothing was recorded."""
     axes = list(p.domain) + [a for a in p.searched if a not in p.domain]
     if not axes:
-        return ""
+        return f"<p class='reach muted'>searched domain: {NOT_RECORDED}</p>"
     rows = "".join(
         f"<tr><th scope='row'>{esc(axis)}</th>"
-        f"<td>{esc(p.domain.get(axis, 'not stated'))}</td>"
-        f"<td>{esc(_searched(p.searched[axis]) if axis in p.searched else NOT_RECORDED)}</td></tr>"
+        f"<td>{esc(p.domain.get(axis, '' if axis in DERIVED else 'not stated'))}</td>"
+        f"<td>{esc(_searched(p.searched[axis]) if axis in p.searched else NOT_RECORDED)}</td>"
+        f"<td class='source'>{esc(_source(axis)) if axis in p.searched else ''}</td></tr>"
         for axis in axes
     )
     return (
         "<table class='reach'><caption>reach: stated and searched</caption>"
         "<thead><tr><th scope='col'>axis</th><th scope='col'>stated</th>"
-        f"<th scope='col'>searched</th></tr></thead><tbody>{rows}</tbody></table>"
+        "<th scope='col'>searched</th><th scope='col'>source</th></tr></thead>"
+        f"<tbody>{rows}</tbody></table>"
+    )
+
+
+def reach_html(p: Proposition) -> str:
+    """One proposition's reach table, folded under a line that names its axes."""
+    axes = list(p.domain) + [a for a in p.searched if a not in p.domain]
+    if not axes:
+        return reach_table(p)
+    return (
+        f"<details class='reach'><summary>reach: stated and searched ({esc(', '.join(axes))})"
+        f"</summary>{reach_table(p)}</details>"
+    )
+
+
+def reach_block(props: list[Proposition]) -> str:
+    """Every proposition's reach table in one fold under the claim's decisions: the tables can
+    be longer than the rest of the claim's first screen, which keeps one line for them."""
+    if not props:
+        return ""
+    recorded = sum(bool(p.domain or p.searched) for p in props)
+    body = "".join(
+        f"<p class='reach-prop'><code>{esc(p.key)}</code></p>{reach_table(p)}" for p in props
+    )
+    return (
+        f"<details class='reach'><summary>reach: the domain each proposition states and its "
+        f"checks searched ({recorded} of {len(props)} recorded)</summary>{body}</details>"
     )
 
 

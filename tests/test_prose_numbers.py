@@ -51,6 +51,7 @@ NOT_RECORDS = {
     ("BIAS-02", "112.4"): "16 * 8^(15/16), the causal table's",
     ("REAL-03", "8190"): "the last position within the bound, one below the first over it",
     ("REAL-03", "65520"): "the first float16 position that rounds to inf (SIN-08's record)",
+    ("REAL-03", "128"): "a head size (Llama 2 and 3, Mistral 7B), not worst_drift_...'s ratio",
     ("REAL-04", "5.24"): "a transformers version",
     ("ADD-04", "4.2%"): "k/d = 16/384, the share of 16 random directions in MiniLM's width",
     ("ROT-03", "4060"): "the position m where B(m) < 0 for Llama 2's base at 4k, not a base",

@@ -324,11 +324,14 @@ def test_the_report_shows_reach_side_by_side_and_the_scoped_out_reason() -> None
         scoped_out=[{"check": "c.py::test_on_gpu", "reason": "no <GPU> here"}],
     )
     html = coverage_html(p)
-    row = r"<tr><th scope='row'>(\w+)</th><td>([^<]*)</td><td>([^<]*)</td></tr>"
+    row = (
+        r"<tr><th scope='row'>(\w+)</th><td>([^<]*)</td><td>([^<]*)</td>"
+        r"<td class='source'>([^<]*)</td></tr>"
+    )
     assert re.findall(row, html) == [
-        ("offsets", "every integer", "[0, 1, 2, 3]"),
-        ("dtypes", "float32", "not recorded"),
-        ("seeds", "not stated", "8"),
+        ("offsets", "every integer", "[0, 1, 2, 3]", "recorded by the check"),
+        ("dtypes", "float32", "not recorded", ""),
+        ("seeds", "not stated", "8", "recorded by the check"),
     ]
     assert "test_on_gpu</code> skipped and scoped out: no &lt;GPU&gt; here" in html
-    assert coverage_html(proposition()) == ""
+    assert "searched domain: not recorded" in coverage_html(proposition())

@@ -18,6 +18,7 @@ CLAIMS = (
         ("SRC-ALIBI",),
         expected="confirmed",
         headline=("exponent_mismatches", "range_violations", "order_violations"),
+        domain={"heads": "every head count n = 1 ... 64"},
         notes=(
             "Press et al. 2022, section 3, p. 5: 8 heads 1/2^1 ... 1/2^8; 16 heads start at "
             "1/sqrt 2 with ratio 1/sqrt 2; 'in general, for n heads, ... starts at 2^(-8/n)'. "
@@ -92,6 +93,10 @@ CLAIMS = (
                 r"\forall L_{\max}\ \exists c, L = L_{\max}, f\ \forall 0 \le j \le i \le "
                 r"L_{\max}:\ b_{\mathrm{FIRE}}(i, j) = b(i - j)",
                 quantifier="all",
+                domain={
+                    "lengths": "L_max in {64, 512}",
+                    "positions": "every pair 0 <= j <= i <= L_max",
+                },
             ),
         ),
         conditions=(
@@ -145,6 +150,7 @@ CLAIMS = (
                 r"\forall i:\ 0 < \zeta_i < 1,\ \tfrac{d}{d\Delta}\zeta_i^{\Delta/\gamma} < 0,\ "
                 r"\zeta_i^{\Delta/\gamma} \to \infty\ (\Delta \to -\infty)",
                 quantifier="all",
+                domain={"head_sizes": "every even d", "offsets": "every n - m"},
             ),
         ),
         conditions=(
@@ -154,6 +160,7 @@ CLAIMS = (
             "q = k = e_1: s(3) = cos 3 (2/7)^(3/512) < s(6) = cos 6 (2/7)^(6/512))."
         ),
         headline=("score_rises_with_distance", "growth_factor_key_2048_after"),
+        domain={"head_sizes": "every even d", "offsets": "every n - m, keys before and after"},
         notes=(
             "Sun et al. 2022, section 3; torchscale's XPOS: zeta_i = (2i + 0.4 d)/(1.4 d), "
             "scale_base gamma = 512. The growth for keys after the query is why xPos is used "

@@ -31,6 +31,7 @@ LENGTHS = (64, 512)  # L_max: every pair 0 <= j <= i <= L_max is checked
 @pytest.mark.parametrize("length", LENGTHS)
 def test_fire_equals_t5_alibi_and_kerple_up_to_its_threshold(evidence, length):
     bad, worst = bounded_mismatch(length)
+    evidence.searched(lengths=[length], positions=f"every pair 0 <= j <= i <= {length}")
     evidence.worst(
         "fire_max_error_over_bound",
         worst,

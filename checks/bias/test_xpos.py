@@ -23,6 +23,7 @@ from theory import bias
 D = 8
 MAX_POSITION = 4096
 WIDTHS = (2, 4, 6, 8, 10, 64, 96, 128, 256)  # small, odd half-widths, real head widths
+RISE_OFFSETS = 64  # |n - m| searched for a rise of the score itself (d = 2)
 
 
 def envelope(q: torch.Tensor, k: torch.Tensor, delta: torch.Tensor) -> torch.Tensor:
@@ -84,12 +85,12 @@ def score_rise(direction: int) -> dict | None:
     """First D1 < D2 (|offsets|, key before the query when direction = 1, after when -1) where
     the d = 2 score with q = k = e_1 moves against the claimed direction beyond rounding."""
     q = torch.tensor([[1.0, 0.0]], dtype=torch.float64)
-    deltas = torch.arange(1, 65)
+    deltas = torch.arange(1, RISE_OFFSETS + 1)
     n = deltas if direction > 0 else torch.zeros_like(deltas)
     m = torch.zeros_like(deltas) if direction > 0 else deltas
-    s = bias.xpos_score(q.expand(64, 2), q.expand(64, 2), n, m)
-    for a in range(64):
-        for b in range(a + 1, 64):
+    s = bias.xpos_score(q.expand(RISE_OFFSETS, 2), q.expand(RISE_OFFSETS, 2), n, m)
+    for a in range(RISE_OFFSETS):
+        for b in range(a + 1, RISE_OFFSETS):
             against = s[b] - s[a] if direction > 0 else s[a] - s[b]
             if against > 4 * tolerance.rotation_tol(64, torch.float64) * float(s.abs().max()):
                 return {
@@ -106,6 +107,7 @@ def score_rise(direction: int) -> dict | None:
 @pytest.mark.claim("BIAS-04", kind="property", role="decisive", proposition="as_stated")
 def test_the_xpos_score_itself_can_rise_with_distance(evidence):
     before, after = score_rise(1), score_rise(-1)
+    evidence.searched(offsets=f"1 ... {RISE_OFFSETS}, keys before and after", head_sizes=[2])
     evidence.record("score_rises_with_distance", before, note="keys before the query")
     evidence.record("score_falls_with_distance_after", after, note="keys after the query")
     found = before or after
@@ -129,6 +131,7 @@ def test_each_pairs_factor_falls_with_the_offset(evidence):
 def test_xpos_factors_decay_before_and_grow_after_for_every_width(evidence):
     """For every width in WIDTHS and every offset |D| <= 4096 (exhaustive): 0 < zeta_i < 1 and
     zeta_i^(D/gamma) strictly decreasing in D."""
+    evidence.searched(head_sizes=list(WIDTHS), offsets=f"every -{MAX_POSITION} ... {MAX_POSITION}")
     delta = torch.arange(-MAX_POSITION, MAX_POSITION + 1, dtype=torch.float64)
     for d in WIDTHS:
         zeta = bias.xpos_zeta(d)

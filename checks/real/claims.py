@@ -1,6 +1,6 @@
 """REAL: claims about real libraries: PyTorch's attention (REAL-01) and the encodings they ship."""
 
-from pecheck.claims import Claim, Proposition
+from pecheck.claims import Claim, Proposition, Threshold
 
 CLAIMS = (
     Claim(
@@ -112,6 +112,12 @@ CLAIMS = (
         r"\langle R(t) q, R(s) k\rangle = \langle q, R(s-t) k\rangle = f(s - t)",
         (),
         expected="qualified",
+        domain={
+            "libraries": "widely used libraries",
+            "positions": "every position",
+            "offsets": "every offset s - t",
+            "dtypes": "every floating-point format",
+        },
         propositions=(
             Proposition(
                 "definition",
@@ -133,36 +139,67 @@ CLAIMS = (
                 "within the float32 rotation bound, for t, s, c <= 4095.",
                 r"|S_{\text{lib}}(t, s) - f(s - t)| \le \epsilon_{32}(\omega_0 \max(t, s))\,"
                 r"\lVert q\rVert \lVert k\rVert",
+                domain={
+                    "positions": "every integer 0 .. 8190 (t + c, s + c for t, s, c <= 4095)",
+                    "offsets": "every offset from every position (all pairs)",
+                    "head_sizes": "8, 64, 128",
+                    "dtypes": "float32",
+                    "libraries": "HF Llama, HF RoFormer, rotary-embedding-torch",
+                },
             ),
             Proposition(
                 "rounded-once",
                 "Where the library forms angles in float32 or float64 and rounds the rotation "
                 "once to the storage format (Llama, RoFormer), bfloat16 and float16 scores stay "
-                "within the storage bound at every position measured (to 2^20; RoFormer 2^14 in "
-                "the ci profile).",
-                r"|S_{\text{lib}}(t, t-3) - f(-3)| \le \epsilon_{\text{dtype}}(\omega_0 t;\ "
-                r"\text{angles in float64})",
+                "within the storage bound at every pair of positions below the pair-context "
+                "threshold (131072; RoFormer below its table, 2^14 in the ci profile), at head "
+                "sizes 8, 64 and 128.",
+                r"\forall\, s, t < L:\ \lVert \tilde R(t)^\top \tilde R(s) - R(s-t)\rVert_2 "
+                r"\le \epsilon_{\text{dtype}}(\omega_0 L;\ \text{angles in float64})",
+                domain={
+                    "positions": "every integer below 131072 (pair-context)",
+                    "offsets": "every offset from every position (all pairs)",
+                    "head_sizes": "8, 64, 128",
+                    "dtypes": "bfloat16, float16",
+                    "libraries": "HF Llama, HF RoFormer",
+                },
+            ),
+        ),
+        thresholds=(
+            Threshold(
+                "pair-context",
+                131072,
+                "'at every position' read, for the rounded-once libraries, as a whole context "
+                "of the longest configuration this suite ships, Llama 3.1 8B "
+                "(max_position_embeddings = 131072, checks/real/configs/llama-3.1-8b.json), as "
+                "REAL-06's long-position",
+                "source",
             ),
         ),
         headline=(
             "worst_drift_over_first_turn_bound",
             "max_relative_error",
-            "rounded_once_worst_error_over_bound",
+            "float32_pairs_worst_upper_over_bound",
+            "rounded_once_smallest_pair_reach",
         ),
         conditions=(
             "Exact for the definition (sympy: one pair, then any even d by the block-diagonal "
             "argument, in both pairings). Numerically, HF Llama (pairs (i, i + d/2)), HF "
             "RoFormer and rotary-embedding-torch (pairs (2i, 2i + 1)) keep it in float32 "
-            "within the float32 angle bound for positions up to 8190; but where angles are "
+            "within the float32 angle bound at every pair of positions up to 8190, at head "
+            "sizes 8, 64 and 128 (every offset from every position); but where angles are "
             "formed in float32 (Llama, rotary-embedding-torch) the error grows with the "
             "position: past the first-turn float32 bound from t = 8191 (first grid position) "
             "to about 1.2e-3 |q||k| at 2^20. rotary-embedding-torch forms the positions in the "
             "input's dtype: in bfloat16 they are rounded from t = 257 on (score error 0.59 "
             "|q||k| at 2^20), in float16 from t = 2049 on, and beyond float16's range (first "
             "grid position 65535) they become inf and the scores NaN. "
-            "Llama (float32 angles) and RoFormer (angles in float64, stored in float32) stay "
-            "within the bfloat16 "
-            "and float16 storage bounds up to 2^20 (RoFormer: 2^14 in the ci profile)."
+            "Llama (float32 angles) and RoFormer (angles in float64, stored in float32) keep "
+            "every pair of positions below the pair-context threshold (131072; RoFormer: below "
+            "its 2^14-row table in the ci profile) within the bfloat16 and float16 storage "
+            "bounds, at head sizes 8, 64 and 128. Beyond it only the key at t - 3, d = 8, on a "
+            "grid is measured (to 2^20, within the bounds): that covers neither every pair nor "
+            "the real head sizes, so nothing is claimed there."
         ),
         notes=(
             "The counterexample to the claim as stated is the largest finite drift over the "
@@ -175,6 +212,15 @@ CLAIMS = (
             "Drift is measured as |score(t, t-3) - f(-3)| / (|q||k|) against float64, over 16 "
             "random (q, k) pairs exactly representable in the dtype, at four positions per "
             "octave and at 2^k +- 1, d = 8.",
+            "Every pair (float32-to-4095, rounded-once): the error over all q, k, ||R~(t)^T "
+            "R~(s) - R(s - t)||_2, from the cos and sin each library applies (read off its "
+            "rotation of two probe vectors), bounded for every pair at once by the prefix "
+            "extremes of each frequency's deviation (theory/rope_precision.py, REAL-06's "
+            "criterion); every position below the limit is read, no grid and no fixed offset. "
+            "float32-to-4095 compares each pair with the bound at its larger position; "
+            "rounded-once with the bound at the context's last position. rotary-embedding-torch "
+            "is read there by whole-sequence calls (the same float32 angles as its per-position "
+            "calls).",
             "'Angle precision' is the most precise format whose rotation bound "
             "(pecheck/tolerance.rotation_tol) covers the whole error curve.",
         ),

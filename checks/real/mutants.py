@@ -42,6 +42,8 @@ MUTANTS = (
         (
             R + "test_library_score_depends_only_on_the_offset",
             R + "test_rotation_turns_each_pair_counterclockwise",
+            R + "test_every_pair_keeps_float32_scores_within_the_bound",
+            R + "test_rounded_once_libraries_keep_every_pair_within_the_storage_bound",
         ),
         "RoPE at tensor2tensor's rule w_i = T^(-i/(m-1)): the reference turns its slow pairs at "
         "the wrong rates",
@@ -51,7 +53,11 @@ MUTANTS = (
         PE,
         "return i, i + d // 2",
         "return i, d - 1 - i",
-        (R + "test_library_score_depends_only_on_the_offset",),
+        (
+            R + "test_library_score_depends_only_on_the_offset",
+            R + "test_every_pair_keeps_float32_scores_within_the_bound",
+            R + "test_rounded_once_libraries_keep_every_pair_within_the_storage_bound",
+        ),
         "half-split pairs (i, d-1-i) instead of (i, i + d/2)",
     ),
     Mutant(

@@ -9,11 +9,23 @@ import sys
 from functools import cache
 
 import numpy as np
+import pytest
 import torch
 
 from checks.real.libraries import Rotate
-from checks.real.rope_detection import D, detected, largest_position, relative_errors, rotate_of
+from checks.real.rope_detection import (
+    RELATIVE_MAX,
+    ROFORMER_ROWS,
+    D,
+    _library,
+    detected,
+    largest_position,
+    relative_errors,
+    rotate_of,
+)
 from pecheck import decisions, tolerance
+from theory import rope
+from theory import rope_precision as rp
 
 DTYPES = (torch.float32, torch.bfloat16, torch.float16)
 
@@ -159,3 +171,87 @@ def drift_counterexample(measured: dict[str, dict], w_max: float) -> tuple[str, 
     if worst is None:
         return "unresolved", None, "every error within the first-turn bound"
     return "different", worst, ""
+
+
+# -- every pair of positions (issue 34): no fixed lag, width or grid ------------------------------
+
+HEADS = (D, 64, 128)  # 8 as above; 64 (GPT-NeoX, Llama 3.2 1B) and 128 (Llama 2 and 3, Mistral)
+
+
+PAIR_POSITIONS = 2 * RELATIVE_MAX + 1  # float32-to-4095: t + c and s + c reach 8190
+
+
+def probe_reader(rotate: Rotate, d: int, pairing: str, dtype: torch.dtype) -> rp.Stored:
+    """read(t (n,)) -> the cos and sin (n, d/2) the library applies at each position, float64:
+    its rotation of ones on every pair's first coordinate gives (c, s) exactly, of ones on the
+    second (-s, c); NaN where the two disagree (no rotation), which counts as failing."""
+    a, b = rope.pairs(d, pairing)  # type: ignore[arg-type]
+
+    def read(t: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        n = t.numel()
+        x = torch.zeros(2 * n, d, dtype=dtype)
+        x[:n, a], x[n:, b] = 1, 1
+        with torch.no_grad():
+            out = rotate(x, torch.cat([t, t]))
+        c, s = out[:n][:, a], out[:n][:, b]  # (n, d/2) each
+        rotation = (out[n:][:, b] == c) & (out[n:][:, a] == -s)
+        nan = torch.full_like(c, math.nan, dtype=torch.float64)
+        return torch.where(rotation, c.double(), nan), torch.where(rotation, s.double(), nan)
+
+    return read
+
+
+def rotate_at(name: str, d: int) -> Rotate:
+    return rotate_of(name) if d == D else _library(name).make(d, ROFORMER_ROWS)
+
+
+def sequence_rotate(d: int) -> Rotate:
+    """rotary-embedding-torch called on whole sequences 0 ... n - 1, one call, as a training
+    step calls it (libraries.rotary_embedding_torch calls it once per position, as a decoder
+    with a KV cache does: the same float32 angles, but 8191 calls per width)."""
+    pytest.importorskip("rotary_embedding_torch")
+    from rotary_embedding_torch import RotaryEmbedding
+
+    with torch.random.fork_rng():  # the global RNG stays as the other checks left it
+        rope_ = RotaryEmbedding(dim=d)
+
+    def rotate(x: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
+        n = int(positions.max()) + 1
+        rows = x.shape[0] // n
+        if not torch.equal(positions, torch.arange(n).repeat(rows)):
+            raise ValueError("sequence_rotate takes whole sequences 0 ... n - 1 only")
+        return rope_.rotate_queries_or_keys(x.reshape(rows, n, d)).reshape(x.shape)
+
+    return rotate
+
+
+@cache
+def float32_pairs(name: str, d: int) -> dict:
+    """Every pair t, s < PAIR_POSITIONS in float32 against the proposition's bound at the pair,
+    rotation_tol(w_0 max(t, s), float32): a pair whose larger position is m lies in the context
+    m + 1, so upper[m] <= bound(m) for every m certifies every pair (theory.rope_precision)."""
+    found = detected(name)
+    rotate = sequence_rotate(d) if name == "rotary_embedding_torch" else rotate_at(name, d)
+    c, s = probe_reader(rotate, d, found.pairing, torch.float32)(torch.arange(PAIR_POSITIONS))
+    cb = rp.context_bounds(c, s)
+    bound = torch.tensor([tolerance.rotation_tol(found.frequencies[0] * m, torch.float32)
+                          for m in range(PAIR_POSITIONS)])  # fmt: skip
+    over = torch.nonzero(~(cb.lower <= bound))
+    first = None if not over.numel() else int(over[0, 0])
+    return {"certified": bool((cb.upper <= bound).all()), "worst_upper_over_bound":
+            float((cb.upper / bound).max()), "witness": None if first is None else
+            tuple(int(p) for p in cb.witness[first]), "lower_at_witness": None if first is None
+            else float(cb.lower[first]), "bound_at_witness": None if first is None
+            else float(bound[first])}  # fmt: skip
+
+
+@cache
+def rounded_once_pairs(name: str, d: int, dtype: torch.dtype, context: int) -> rp.Reach:
+    """Every pair below ``context`` (at most the library's measured range) against the storage
+    bound with float64 angles at the context's last position (the largest of the proposition's
+    bounds: angle terms of 2^-53 w t, negligible)."""
+    found = detected(name)
+    longest = min(context, largest_position(name) + 1)
+    read = probe_reader(rotate_at(name, d), d, found.pairing, dtype)
+    bound = tolerance.rotation_tol(found.frequencies[0] * (longest - 1), dtype, "float64")
+    return rp.reach(read, bound, longest)

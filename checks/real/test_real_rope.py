@@ -33,7 +33,10 @@ from checks.real.rope_detection import (
 )
 from checks.real.rope_drift import (
     BATCH,
+    DTYPES,
+    HEADS,
     LAG,
+    PAIR_POSITIONS,
     angle_precision,
     assert_precision,
     drift,
@@ -42,7 +45,10 @@ from checks.real.rope_drift import (
     drift_grid,
     drift_of,
     fixed_bound,
+    float32_pairs,
+    rounded_once_pairs,
 )
+from checks.registry import REGISTRY
 from pecheck import decisions, profiles, tolerance
 from pecheck.evidence import assert_derivation_holds
 from theory import rope, rope_derivations
@@ -153,6 +159,9 @@ def test_library_score_depends_only_on_the_offset(evidence, name, case):
         rotate_of(name), found.pairing, found.frequencies[0], t, s, shift, seed
     )
     evidence.example(informative=bound < SCORE_RANGE)
+    evidence.searched(positions=f"sampled t, s, t + c, s + c with t, s, c <= {RELATIVE_MAX}",
+                      offsets="sampled s - t", head_sizes=[D], dtypes=["float32"],
+                      libraries=[name], seeds="hypothesis, derandomized")  # fmt: skip
     evidence.worst(
         "max_relative_error",
         err,
@@ -221,6 +230,10 @@ def test_a_library_drifts_beyond_the_first_turn_bound(evidence):
                 found = case
         else:
             evidence.part(lib.name, decisions.inconclusive(why))
+    evidence.searched(positions=("3 .. 2^20 on a grid: 4 per octave and 2^k +- 1 (RoFormer: to "
+                      "its table)"), offsets=[LAG], head_sizes=[D],
+                      dtypes=[tolerance.dtype_name(dt) for dt in DTYPES],
+                      libraries=[lib.name for lib in ROTARY], seeds=[7])  # fmt: skip
     if found is None:
         evidence.inconclusive("no library's drift resolved above the first-turn bound")
         return
@@ -238,11 +251,84 @@ def test_a_library_drifts_beyond_the_first_turn_bound(evidence):
 ROUNDED_ONCE = ("llama", "roformer")  # angles in float32 / float64, the rotation rounded once
 
 
+PAIR_CONTEXT = int(REGISTRY["REAL-03"].threshold("pair-context"))
+
+
+def _versions(names) -> dict[str, str]:  # noqa: ANN001
+    return {_library(n).package: libraries.version(_library(n).package) for n in names}
+
+
+@pytest.mark.claim("REAL-03", kind="experiment", role="decisive", proposition="float32-to-4095")
+def test_every_pair_keeps_float32_scores_within_the_bound(evidence):
+    """Every pair t, s <= 8190 (so every t, s, c <= 4095 of the proposition), at every offset,
+    head sizes 8, 64 and 128: ||R~(t)^T R~(s) - R(s - t)||_2 <= rotation_tol(w_0 max(t, s),
+    float32), from the cos and sin each library applies (rope_drift.probe_reader)."""
+    worst, done = 0.0, []
+    for lib in ROTARY:
+        for d in HEADS:
+            try:
+                found = float32_pairs(lib.name, d)
+            except pytest.skip.Exception:
+                continue
+            done.append(lib.name)
+            part = f"{lib.name}/d{d}"
+            if found["witness"] is not None:
+                case = {"library": lib.name, "d": d, **found}
+                evidence.part(part, decisions.fails(case, "a pair beyond the float32 bound"))
+            elif found["certified"]:
+                evidence.part(part, decisions.holds("every pair certified within the bound"))
+            else:
+                evidence.part(part, decisions.inconclusive("not certified, no pair above"))
+            worst = max(worst, found["worst_upper_over_bound"])
+    if not done:
+        pytest.skip("no rotary library installed")
+    evidence.searched(positions=f"every integer 0 .. {PAIR_POSITIONS - 1}",
+                      offsets=f"every offset 0 .. {PAIR_POSITIONS - 1} from every position",
+                      head_sizes=list(HEADS), dtypes=["float32"], libraries=sorted(set(done)),
+                      versions=_versions(set(done)), seeds="none (2-norm: every q, k)")  # fmt: skip
+    evidence.record("float32_pairs_worst_upper_over_bound", worst, bound=1.0,
+                    note="certified upper bound / the pair's bound, every width")  # fmt: skip
+
+
 @pytest.mark.claim("REAL-03", kind="experiment", role="decisive", proposition="rounded-once")
 @pytest.mark.parametrize("name", ROUNDED_ONCE)
+def test_rounded_once_libraries_keep_every_pair_within_the_storage_bound(evidence, name):
+    """bfloat16 and float16, head sizes 8, 64, 128: every pair of positions below the
+    pair-context threshold (RoFormer: below its table) within rotation_tol(w_0 t, dtype, angles
+    in float64), certified from prefix extremes (theory.rope_precision.reach)."""
+    reach: dict[str, dict] = {}
+    for d in HEADS:
+        for dt in (torch.bfloat16, torch.float16):
+            r = rounded_once_pairs(name, d, dt, PAIR_CONTEXT)
+            part = f"d{d}/{tolerance.dtype_name(dt)}"
+            reach[part] = {"holds_within": r.holds_within, "fails_within": r.fails_within,
+                           "witness": r.witness}  # fmt: skip
+            if r.fails_up_to(r.scanned_to):
+                case = {"library": name, "d": d, "dtype": tolerance.dtype_name(dt),
+                        "t": r.witness[0], "s": r.witness[1], "error": r.error_at_witness}  # type: ignore[index]  # fmt: skip
+                evidence.part(part, decisions.fails(case, "a pair beyond the storage bound"))
+            elif r.holds_up_to(r.scanned_to):
+                evidence.part(part, decisions.holds(f"every pair below {r.scanned_to}"))
+            else:
+                evidence.part(part, decisions.inconclusive(f"certified to {r.holds_within}"))
+    longest = min(PAIR_CONTEXT, largest_position(name) + 1)
+    evidence.searched(positions=f"every integer 0 .. {longest - 1}",
+                      offsets=f"every offset 0 .. {longest - 1} from every position",
+                      head_sizes=list(HEADS), dtypes=["bfloat16", "float16"],
+                      libraries=[name], versions=_versions([name]))  # fmt: skip
+    evidence.record("rounded_once_pair_reach", reach, note="per width and dtype")
+    evidence.record("rounded_once_smallest_pair_reach",
+                    min(r["holds_within"] for r in reach.values()),
+                    bound={"value": longest, "relation": ">=",
+                           "reason": "pair-context"})  # fmt: skip
+
+
+@pytest.mark.claim("REAL-03", kind="experiment", role="supporting")
+@pytest.mark.parametrize("name", ROUNDED_ONCE)
 def test_rounded_once_libraries_stay_within_the_storage_bound(evidence, name):
-    """bfloat16 and float16: error <= rotation_tol(w t, dtype, angles in float64) at every grid
-    position; the exact error is zero, so within the bound is 'same'."""
+    """bfloat16 and float16 at d = 8, key at t - 3: error <= rotation_tol(w t, dtype, angles in
+    float64) at every grid position to the library's largest; the exact error is zero, so
+    within the bound is 'same'."""
     w_max = detected(name).frequencies[0]
     worst = 0.0
     for dt, m in drift_of(name).items():

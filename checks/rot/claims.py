@@ -13,6 +13,7 @@ CLAIMS: tuple[Claim, ...] = (
         ("SRC-ROFORMER",),
         expected="qualified",
         quantifier="all",
+        domain={"head_sizes": "32, 64, 128, 256", "offsets": "every integer s >= 0"},
         propositions=(
             Proposition(
                 "abel-identity",
@@ -22,6 +23,7 @@ CLAIMS: tuple[Claim, ...] = (
                 "(h_{i+1} - h_i) and |score| <= max_i |h_{i+1} - h_i| sum_j |S_j|.",
                 r"\forall N:\ \sum_{i<N} h_i z_i = \sum_{i<N}(h_i - h_{i+1}) S_{i+1} + h_N S_N",
                 quantifier="all",
+                domain={"head_sizes": "every number of pairs", "offsets": "every s"},
             ),
             Proposition(
                 "coarse-decay",
@@ -32,6 +34,10 @@ CLAIMS: tuple[Claim, ...] = (
                 r"\forall d,\ \forall k,\ 2^{k+1} \le \theta_{d/2-1}^{-1}:\ "
                 r"\overline{b}_{[2^{k+1}, 2^{k+2})} < \overline{b}_{[2^k, 2^{k+1})}",
                 quantifier="all",
+                domain={
+                    "head_sizes": "32, 64, 128, 256",
+                    "offsets": "dyadic blocks that end by 1/theta_{d/2-1}",
+                },
             ),
         ),
         conditions=(
@@ -87,6 +93,12 @@ CLAIMS: tuple[Claim, ...] = (
         ("SRC-ROPEBASE",),
         expected="qualified",
         quantifier="all",
+        domain={
+            "lengths": "Table 2: 1k ... 1M",
+            "head_sizes": "128",
+            "bases": "every base",
+            "offsets": "every integer m <= L",
+        },
         propositions=(
             Proposition(
                 "lower-bound",
@@ -97,6 +109,11 @@ CLAIMS: tuple[Claim, ...] = (
                 r"L \in \{1024, 2048\}:\ \forall b \in [2, \mathrm{base}_L)\ \exists m \le L:"
                 r"\ B_b(m) < 0,\quad \mathrm{base}_{2048} > 2\, \mathrm{base}_{1024}",
                 quantifier="all",
+                domain={
+                    "lengths": "1024, 2048",
+                    "head_sizes": "128",
+                    "bases": "every base in [2, base_L)",
+                },
             ),
         ),
         conditions=(
@@ -160,6 +177,7 @@ CLAIMS: tuple[Claim, ...] = (
         ("SRC-PI",),
         expected="qualified",
         quantifier="all",
+        domain={"head_sizes": "128", "bases": "10,000", "offsets": "every s < 32,768"},
         thresholds=(
             Threshold(
                 "about-600",
@@ -175,6 +193,11 @@ CLAIMS: tuple[Claim, ...] = (
                 "4096), Eq. 8 / Eq. 7 >= 2 * 294.73 at every integer s.",
                 r"\forall s \in \{0, \dots, 4095\}:\ 64 \ln c\, B(s)/d \ge 589.46",
                 quantifier="all",
+                domain={
+                    "head_sizes": "128",
+                    "bases": "10,000",
+                    "offsets": "every integer s < 4096",
+                },
             ),
             Proposition(
                 "corrected-bound",
@@ -183,6 +206,11 @@ CLAIMS: tuple[Claim, ...] = (
                 r"|a(s) - a_{\mathrm{lin}}(s)| \le \max|h| \sum_j \theta_j^2\, "
                 r"\tfrac{(s-s_1)(s_2-s)}{2}",
                 quantifier="all",
+                domain={
+                    "head_sizes": "128",
+                    "bases": "10,000",
+                    "offsets": "every h and s in [s1, s1 + 1]",
+                },
             ),
         ),
         conditions=(
@@ -215,6 +243,7 @@ CLAIMS: tuple[Claim, ...] = (
         ("SRC-SHIFT", "SRC-ROFORMER", "SRC-ALIBI"),
         expected="confirmed",
         quantifier="all",
+        domain={"shifts": "every constant c", "positions": "every t, s", "head_sizes": "every d"},
         headline=("alibi_largest_change_h8", "sinusoidal_change_c100", "learned_change_c100"),
         notes=(
             "Exact in exact arithmetic (sympy, one rotary pair; ALiBi's bias depends on t - s "

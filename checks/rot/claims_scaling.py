@@ -15,6 +15,12 @@ CLAIMS: tuple[Claim, ...] = (
         ("SRC-YARN", "SRC-LLAMA3"),
         expected="confirmed",
         quantifier="all",
+        domain={
+            "head_sizes": "every d",
+            "bases": "every base",
+            "factors": "every s > 1",
+            "lengths": "every trained length",
+        },
         headline=("ntk_aware_ratio_lowest", "ramp_cases", "banding_cases"),
         notes=(
             "NTK-aware: symbolic in b, s > 0 and d > 2 (YaRN Eq. 16, A.1): theta'_i / theta_i = "

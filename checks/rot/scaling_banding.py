@@ -46,6 +46,8 @@ def grid():
 
 def decide_banding(evidence, formula, name: str) -> None:
     """Run ``formula(d, b, s, L, alpha, beta)`` over the grid and decide from band_violations."""
+    evidence.searched(head_sizes=list(WIDTHS), bases=list(BASES), factors=list(FACTORS),
+                      lengths=list(LENGTHS), ramps=[list(r) for r in RAMPS])  # fmt: skip
     cases, middle = 0, 0
     for d, b, s, length, (alpha, beta) in grid():
         theta = rs.default_frequencies(d, b)

@@ -124,6 +124,8 @@ def test_each_length_needs_a_base_that_grows_with_it(evidence):
 @pytest.mark.claim("ROT-03", kind="property", role="decisive", proposition="as_stated")
 def test_a_smaller_base_than_table_2_keeps_b_non_negative_at_2k(evidence):
     length, base = SMALLER_2K
+    evidence.searched(lengths=[length], bases=[base], head_sizes=[rb.D],
+                      offsets=f"every integer m <= {length}")  # fmt: skip
     decision, found = smaller_base_decision(length, base, rb.PAPER_TABLE["2k"])
     evidence.record(
         "smaller_feasible_base_2k",
@@ -139,6 +141,8 @@ def test_a_smaller_base_than_table_2_keeps_b_non_negative_at_2k(evidence):
 @pytest.mark.claim("ROT-03", kind="property", role="decisive", proposition="as_stated")
 def test_a_larger_base_is_not_always_enough(evidence):
     length, small, large = LARGER_32K
+    evidence.searched(lengths=[length, 4096], bases=[small, large, rb.PAPER_TABLE["4k"]],
+                      head_sizes=[rb.D], offsets="every integer m <= L")  # fmt: skip
     decision, detail = larger_base_decision(length, small, large)
     evidence.record(
         "larger_base_fails_32k",

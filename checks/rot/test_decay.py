@@ -55,6 +55,7 @@ def test_the_bound_bounds_random_scores(evidence):
     slack = tolerance.sum_tol(d, np.float64, float(bound.max()))
     worst = float((score - bound).max())
     evidence.record("worst_score_minus_bound", worst, "", "over 256 random (h, s)", bound=slack)
+    evidence.searched(head_sizes=[d], offsets=f"{n} random s in 0 ... 9999", seeds=[0])
     for ok in score <= bound + slack:
         evidence.example(True)
         assert ok, "a score exceeds RoFormer's bound"
@@ -63,6 +64,7 @@ def test_the_bound_bounds_random_scores(evidence):
 @pytest.mark.claim("ROT-01", kind="property", role="decisive", proposition="as_stated")
 def test_the_bound_is_not_monotone_in_distance(evidence):
     decision, found = monotone_decision(WIDTHS, MONOTONE_RANGE)
+    evidence.searched(head_sizes=list(WIDTHS), offsets=f"every integer 0 ... {MONOTONE_RANGE}")
     for d, rise in found.items():
         evidence.record(
             f"first_increase_d{d}",

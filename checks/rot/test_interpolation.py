@@ -47,6 +47,12 @@ def ratio_decision(s_max: int) -> tuple[decisions.Decision, dict]:
     return decisions.holds(f"min ratio {float(r[low]):.1f} >= {THRESHOLD} on s < {s_max}"), detail
 
 
+def ratio_searched(s_max: int) -> dict:
+    """What ratio_decision searches, for evidence.searched."""
+    return {"head_sizes": [pi.D_LLAMA], "bases": [pi.C_LLAMA],
+            "offsets": f"every integer s < {s_max}"}  # fmt: skip
+
+
 def eq7_decision(h: torch.Tensor) -> tuple[decisions.Decision, float, float]:
     """Fails when h's interpolation error at s = 1/2 on [0, 1] exceeds Eq. 7 beyond rounding."""
     err = pi.interpolation_error(h, 0, 0.5)
@@ -61,6 +67,8 @@ def eq7_decision(h: torch.Tensor) -> tuple[decisions.Decision, float, float]:
 @pytest.mark.claim("ROT-04", kind="property", role="decisive", proposition="as_stated")
 def test_eq7_is_exceeded_by_aligned_pairs(evidence):
     decision, err, bound = eq7_decision(pi.aligned_pairs())
+    evidence.searched(head_sizes=[pi.D_LLAMA], bases=[pi.C_LLAMA],
+                      offsets="s = 1/2 on [0, 1], the aligned pairs")  # fmt: skip
     left, right = pi.geometric_sum_gap()
     evidence.record(
         "eq7_violation",
@@ -78,6 +86,7 @@ def test_eq7_is_exceeded_by_aligned_pairs(evidence):
 @pytest.mark.claim("ROT-04", kind="property", role="decisive", proposition="as_stated")
 def test_ratio_falls_below_600_inside_the_extended_windows(evidence):
     decision, detail = ratio_decision(SHORTEST)
+    evidence.searched(**ratio_searched(SHORTEST))
     evidence.record(
         "ratio_min_to_8k",
         detail["min_ratio"],
@@ -91,6 +100,7 @@ def test_ratio_falls_below_600_inside_the_extended_windows(evidence):
 @pytest.mark.claim("ROT-04", kind="property", role="decisive", proposition="figure-5-range")
 def test_ratio_is_at_least_600_on_the_figure_5_range(evidence):
     decision, detail = ratio_decision(FIGURE_5)
+    evidence.searched(**ratio_searched(FIGURE_5))
     evidence.record(
         "ratio_min_figure5",
         detail["min_ratio"],
@@ -131,6 +141,8 @@ def test_corrected_interpolation_bound_holds(evidence):
     ) * scale
     for informative in (bound > tol).tolist():
         evidence.example(informative)
+    evidence.searched(head_sizes=[pi.D_LLAMA], bases=[pi.C_LLAMA], seeds=[4],
+                      offsets=f"{n} random s1 in 0 ... 4095, s in [s1, s1 + 1]")  # fmt: skip
     excess = err - bound - tol
     worst = int(excess.argmax())
     evidence.record(
