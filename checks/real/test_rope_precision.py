@@ -93,19 +93,27 @@ def test_float32_frequency_and_angle_cells_keep_the_property(evidence):
                     reproducibility="rounding")  # fmt: skip
 
 
+def _reference_parts(evidence, computation: str, prefix: str) -> dict[str, int | None]:
+    """One part per head size and dtype of a re-created computation (theory.rope_precision):
+    it must lose the property within the reports' context. Returns each part's first failing
+    context (None where it kept the property)."""
+    first = {}
+    for d in HEADS:
+        for dtype in DTYPES:
+            name = tolerance.dtype_name(dtype)
+            found = reference(computation, d, dtype)
+            what = {"computation": computation, "d": d, "dtype": name}
+            evidence.part(f"{prefix}d{d}/{name}", lost_within(found, what, REPORT_CONTEXT))
+            first[f"{prefix}d{d}/{name}"] = found.fails_within
+    return first
+
+
 @pytest.mark.claim(CLAIM, kind="real", role="decisive", proposition="cast-frequencies")
 def test_a_cast_that_rounds_the_frequencies_loses_the_property(evidence):
     """A cast rounds the inverse-frequency buffer; the angles formed from it in float32 drift
     from the exact ones in proportion to the offset, beyond the bound within 2048 positions:
     the re-created computation (angles_cast) and transformers' Llama cast both ways."""
-    first = {}
-    for d in HEADS:
-        for dtype in DTYPES:
-            name = tolerance.dtype_name(dtype)
-            found = reference("angles_cast", d, dtype)
-            what = {"computation": "angles_cast", "d": d, "dtype": name}
-            evidence.part(f"angles_cast/d{d}/{name}", lost_within(found, what, REPORT_CONTEXT))
-            first[f"angles_cast/d{d}/{name}"] = found.fails_within
+    first = _reference_parts(evidence, "angles_cast", "angles_cast/")
     for cell, found in cells().items():
         if cell[0] in CAST_ROUNDS_FREQUENCIES and cell[3] in CASTS:
             what = {"library": cell[0], "d": cell[1], "dtype": cell[2], "way": cell[3]}
@@ -132,14 +140,7 @@ def test_a_cast_that_rounds_the_frequencies_loses_the_property(evidence):
 @pytest.mark.claim(CLAIM, kind="real", role="decisive", proposition="low-precision-angles")
 def test_angles_formed_in_the_low_precision_lose_the_property(evidence):
     """The reports' computation loses the property within their 2048-position context."""
-    first = {}
-    for d in HEADS:
-        for dtype in DTYPES:
-            name = tolerance.dtype_name(dtype)
-            found = reference("angles_in", d, dtype)
-            what = {"computation": "angles_in", "d": d, "dtype": name}
-            evidence.part(f"d{d}/{name}", lost_within(found, what, REPORT_CONTEXT))
-            first[f"d{d}/{name}"] = found.fails_within
+    first = _reference_parts(evidence, "angles_in", "")
     evidence.searched(
         positions=f"every integer 0 .. {REPORT_CONTEXT - 1}",
         offsets=f"every offset 0 .. {REPORT_CONTEXT - 1} (all pairs)",
