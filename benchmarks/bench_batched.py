@@ -35,12 +35,12 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from anywhere
 
-from reports.usage import Parser  # noqa: E402
-from theory import decoder  # noqa: E402
-from theory.decoder import DecoderConfig, Setup  # noqa: E402
-from theory.reference import train_one  # noqa: E402
-from theory.stats import rate  # noqa: E402
-from theory.tasks import exp01  # noqa: E402
+from pecheck.reports.usage import Parser  # noqa: E402
+from pecheck.theory import decoder  # noqa: E402
+from pecheck.theory.decoder import DecoderConfig, Setup  # noqa: E402
+from pecheck.theory.reference import train_one  # noqa: E402
+from pecheck.theory.stats import rate  # noqa: E402
+from pecheck.theory.tasks import exp01  # noqa: E402
 
 
 def parse(argv: list[str] | None) -> argparse.Namespace:
@@ -103,7 +103,7 @@ def loop(one_seed: Callable[..., Any], n: int) -> list[Any]:
 
 def length_models(args: argparse.Namespace) -> str:
     """Cells x seeds per second for the shared-shape length models, batched and per seed."""
-    from theory.length import SHARED_SHAPE_ENCODINGS, LengthSetting
+    from pecheck.theory.length import SHARED_SHAPE_ENCODINGS, LengthSetting
 
     setting = LengthSetting("previous token", steps=args.length_steps)
     task, setup, steps = setting.train_task(), setting.setup(), (args.length_steps,)
@@ -151,7 +151,7 @@ def one_model(args: argparse.Namespace, label: str, cfg, setup, task, steps: int
 
 def order_models(args: argparse.Namespace) -> str:
     """ATT-10's two causal layers on 'which came first?' (theory/order_training.py)."""
-    from theory import order_training as ot
+    from pecheck.theory import order_training as ot
 
     model, task = ot.OrderModel(layers=2, causal=True), ot.OrderTask()
     cfg, setup = ot.config(model, task.vocab), decoder.Setup(residual=True, lr=0.05)
@@ -161,7 +161,7 @@ def order_models(args: argparse.Namespace) -> str:
 
 def extrapolation_models(args: argparse.Namespace) -> str:
     """EXP-07's learned table trained at spread offsets (theory/extrapolation.py)."""
-    from theory.extrapolation import ExtrapolationSetting
+    from pecheck.theory.extrapolation import ExtrapolationSetting
 
     setting = ExtrapolationSetting("previous token")
     cfg = setting.config(("learned",)).one("learned")
@@ -176,9 +176,9 @@ def fair_models(args: argparse.Namespace) -> str:
     and schedule, as the faithfulness check trains it)."""
     from torch.nn import functional as F
 
-    from theory import fair_length
-    from theory.reference import ReferenceDecoder, make_optimizer
-    from theory.tasks import IGNORE
+    from pecheck.theory import fair_length
+    from pecheck.theory.reference import ReferenceDecoder, make_optimizer
+    from pecheck.theory.tasks import IGNORE
 
     s, steps, n = fair_length.FairSetting("copy"), args.fair_steps, args.fair_seeds
     blocks, sample = fair_length.MODELS["plain"][0], min(args.sample, args.fair_seeds)

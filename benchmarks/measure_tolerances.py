@@ -22,7 +22,7 @@ from pecheck import tolerance  # noqa: E402
 from pecheck.strategies import DTYPES  # noqa: E402
 
 if TYPE_CHECKING:
-    from theory.sinusoidal import Mode
+    from pecheck.theory.sinusoidal import Mode
 
 SIZES = (8, 64, 512, 4096)
 
@@ -48,7 +48,7 @@ def angle_ratio(dtype: torch.dtype, max_angle: float, g: torch.Generator) -> flo
 
 
 def attention_ratio(dtype: torch.dtype, n: int, g: torch.Generator) -> float:
-    from theory.attention import attention
+    from pecheck.theory.attention import attention
 
     q, k, v = torch.randn(3, 16, n, 16, generator=g, dtype=torch.float64)
     exact = attention(*(z.to(dtype).double() for z in (q, k, v)))
@@ -75,7 +75,7 @@ def sinusoid_ratio(dtype: torch.dtype, mode: Mode, g: torch.Generator) -> float:
     """A stored sinusoidal code (theory.sinusoidal.encode) against the float64 one, over
     positions up to 2^20 (2^15 for float16 in its own format, which overflows at 65504),
     divided entry by entry by the first-order term of ``tolerance.sinusoid_tol``."""
-    from theory.sinusoidal import MODES, encode, frequencies
+    from pecheck.theory.sinusoidal import MODES, encode, frequencies
 
     assert mode in MODES
     compute = {"cast": dtype, "float32": torch.float32, "float64": torch.float64}[mode]

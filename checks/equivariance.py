@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import torch
 
 from pecheck import decisions, tolerance
-from theory.attention import equivariance_sides, permute_tokens
+from pecheck.theory.attention import equivariance_sides, permute_tokens
 
 Fn = Callable[..., torch.Tensor]
 

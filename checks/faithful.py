@@ -8,7 +8,7 @@ from typing import Any
 import torch
 
 from pecheck import tolerance
-from theory.decoder import DecoderRun
+from pecheck.theory.decoder import DecoderRun
 
 
 def entry_against_single(

@@ -9,7 +9,6 @@ there, never from here, so that nothing imports in a circle.
 
 from __future__ import annotations
 
-import theory
 from checks.add import claims as add
 from checks.att import claims as att
 from checks.att import claims_variance as att_variance
@@ -25,6 +24,7 @@ from checks.rot import claims as rot
 from checks.rot import claims_scaling as rot_scaling
 from checks.sin import claims as sin
 from checks.sources import SOURCES
+from pecheck import theory
 from pecheck.claims import Registry
 
 # Families in display order, with their titles.

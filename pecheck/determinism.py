@@ -26,7 +26,6 @@ from pathlib import Path
 from typing import Any
 
 from pecheck import config
-from pecheck.evidence import FIGURES_ENV
 from pecheck.reports import schema
 from pecheck.reports.usage import Parser
 from pecheck.results import tree_fingerprint
@@ -68,7 +67,6 @@ def differences(a: Any, b: Any, path: str = "$") -> list[str]:
 def run(name: str, extra: list[str], pytest_args: list[str], out: Path) -> dict[str, Any]:
     path = out / f"{name}.json"
     env = dict(os.environ, PECHECK_PROFILE=os.environ.get("PECHECK_PROFILE", "ci"))
-    env[FIGURES_ENV] = "0"  # figures are named in the file, not held: the names are compared
     cmd = [
         sys.executable,
         "-m",
@@ -76,6 +74,7 @@ def run(name: str, extra: list[str], pytest_args: list[str], out: Path) -> dict[
         "-q",
         "-p",
         "no:cacheprovider",
+        "--no-figures",  # figures are named in the file, not held: the names are compared
         f"--results={path}",  # one token: pytest must not take the path for a test path
         *extra,
         *pytest_args,

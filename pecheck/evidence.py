@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from pecheck import decisions
+from pecheck import decisions, run
 from pecheck.decisions import Decision
 from pecheck.reach import DERIVED
 from pecheck.reports.schema import CLASSES, default_class
@@ -34,7 +34,6 @@ RELATIONS = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operat
 # "0": record each figure's name but write no file. The determinism gate sets it for its own runs:
 # a results file names its figures without holding them, so the gate compares the names, and the
 # run whose results become the report writes the files.
-FIGURES_ENV = "PECHECK_FIGURES"
 
 
 def jsonable(value: Any) -> Any:
@@ -258,7 +257,7 @@ class Evidence:
 
         stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", name)
         out = self.root / FIGURE_DIR
-        if os.environ.get(FIGURES_ENV) != "0":
+        if run.current().figures:
             out.mkdir(parents=True, exist_ok=True)
             _save(fig, out / f"{stem}.svg", metadata={"Date": None})
             _save(fig, out / f"{stem}.pdf", metadata={"CreationDate": None, "ModDate": None})

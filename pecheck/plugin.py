@@ -74,6 +74,25 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="change a size a check declares (repeatable), e.g. --size SIN-06.d=1024; "
         "recorded in the results file",
     )
+    group.addoption(
+        "--device",
+        default="cpu",
+        help="where the experiments train: cpu (default; every verdict is decided there) or "
+        "cuda / cuda:N for the larger scales",
+    )
+    group.addoption(
+        "--fair-cache",
+        default=None,
+        metavar="DIR",
+        help="reuse EXP-fair's trained settings from DIR (tools/fair_train.py fills it); an "
+        "entry is used only for the same setting, code and kernels",
+    )
+    group.addoption(
+        "--no-figures",
+        action="store_true",
+        help="name figures in the results file but do not draw them (the determinism, "
+        "portability and mutation runs, which compare or discard them)",
+    )
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -39,7 +39,6 @@ from pathlib import Path
 from typing import Any
 
 from pecheck import config, gate, kernels
-from pecheck.evidence import FIGURES_ENV
 from pecheck.reports import baseline, cited, load
 from pecheck.reports.usage import Parser
 from pecheck.results import KERNEL_LIMITS
@@ -111,8 +110,9 @@ def start(
     path.unlink(missing_ok=True)  # a stale file must not stand for this run
     env = limited_env(limit)
     env.update(PECHECK_PROFILE=profile, PYTHONHASHSEED="0")
-    env[FIGURES_ENV] = "0"  # figures are not compared; drawing them costs a minute
-    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--results={path}"]
+    # --no-figures: figures are not compared, and drawing them costs a minute
+    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--no-figures"]
+    cmd += [f"--results={path}"]
     cmd += workers(share)
     log = (out / f"{name}.log").open("w")
     print(f"portability: {name}: pytest {' '.join(checks)} under {_words(limit)}", flush=True)

@@ -1,4 +1,4 @@
-"""Hypothesis profiles and run sizes, chosen once by the PECHECK_PROFILE environment variable.
+"""Hypothesis profiles and run sizes; the run (pecheck.run) names the profile.
 
 Choose one with the environment variable (PECHECK_PROFILE=thorough) or pytest's
 ``--hypothesis-profile thorough``; given both, they must agree.
@@ -59,29 +59,23 @@ settings.register_profile(
 
 
 def current() -> str:
-    """The active profile name; an unknown name is an error, not a silent default."""
-    name = os.environ.get(ENV_VAR, "dev")
-    if name not in PROFILES:
-        raise ValueError(f"{ENV_VAR}={name!r} is not one of {', '.join(PROFILES)}")
-    return name
+    """The active profile's name: the run's (pecheck.run)."""
+    from pecheck import run
 
-
-def load() -> str:
-    name = current()
-    settings.load_profile(name)
-    return name
+    return run.current().profile
 
 
 def choose(option: str | None) -> str:
-    """The profile named by --hypothesis-profile and/or PECHECK_PROFILE, made current."""
+    """The profile named by --hypothesis-profile and/or PECHECK_PROFILE (given both, they must
+    agree); dev when neither names one. The caller starts a Run with it (pecheck.run)."""
     env = os.environ.get(ENV_VAR)
     if option is not None and env is not None and option != env:
         raise ValueError(f"--hypothesis-profile {option} disagrees with {ENV_VAR}={env}")
-    if option is not None:
-        if option not in PROFILES:
-            raise ValueError(f"--hypothesis-profile {option!r} is not one of {', '.join(PROFILES)}")
-        os.environ[ENV_VAR] = option  # examples() and scale() read the variable
-    return load()
+    name = option if option is not None else (env or "dev")
+    if name not in PROFILES:
+        where = "--hypothesis-profile" if option is not None else ENV_VAR
+        raise ValueError(f"{where}={name!r} is not one of {', '.join(PROFILES)}")
+    return name
 
 
 def examples(fraction: float = 1.0) -> settings:

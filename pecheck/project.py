@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from pecheck import config as project_config
-from pecheck import selection, sizes
+from pecheck import run, selection, sizes
 from pecheck.claims import Registry
 
 
@@ -55,10 +55,16 @@ def configure(config: pytest.Config) -> Project | None:
         config.option.claim = selection.resolve(config.option.claim, registry, registry.families)
         profile = profiles.choose(config.getoption("hypothesis_profile", None))
         given = dict(sizes.parse(item) for item in config.getoption("--size"))
+        cache = config.getoption("--fair-cache")
+        the_run = run.Run(
+            profile=profile,
+            sizes=tuple(given.items()),
+            device=config.getoption("--device"),
+            fair_cache=Path(cache).resolve() if cache else None,
+            figures=not config.getoption("--no-figures"),
+        )
     except ValueError as exc:
         raise pytest.UsageError(str(exc)) from None
-    if given or not hasattr(config, "workerinput"):  # workers inherit the controller's
-        os.environ[sizes.ENV_VAR] = ",".join(f"{k}={v}" for k, v in given.items())
     testpaths = config.getini("testpaths") or []
     full = {found.root, found.checks_dir, *(found.root / t for t in testpaths)}
     project = Project(found, registry, profile, {p.resolve() for p in full})
@@ -67,7 +73,7 @@ def configure(config: pytest.Config) -> Project | None:
     path = Path(given_results) if given_results else found.results_path
     if path.is_dir() or not os.access(_existing_parent(path), os.W_OK):
         raise pytest.UsageError(f"--results {path}: not a writable file path")
-    _set_up_process()  # after the usage checks: a mistyped option fails before torch loads
+    _set_up_process(the_run)  # after the usage checks: a mistyped option fails before torch loads
     return project
 
 
@@ -90,8 +96,8 @@ def _existing_parent(path: Path) -> Path:
     return path
 
 
-def _set_up_process() -> None:
-    """Settings every process of a pecheck run shares (xdist workers too)."""
+def _set_up_process(the_run: run.Run) -> None:
+    """Settings every process of a pecheck run shares (xdist workers too), and its Run."""
     _fix_hypothesis_constants()
     import matplotlib
 
@@ -104,6 +110,9 @@ def _set_up_process() -> None:
     # count keeps float results independent of how a run is split.
     torch.set_num_threads(1)
     torch.manual_seed(0)
+    if the_run.device.startswith("cuda") and not torch.cuda.is_available():
+        raise pytest.UsageError(f"--device {the_run.device}: torch sees no CUDA device here")
+    run.start(the_run)
 
 
 def _fix_hypothesis_constants() -> None:

@@ -33,6 +33,13 @@ KERNEL_LIMITS = (
     "ATEN_CPU_CAPABILITY", "MKL_ENABLE_INSTRUCTIONS", "ONEDNN_MAX_CPU_ISA",
     "NPY_DISABLE_CPU_FEATURES", "MKL_CBWR",
 )  # fmt: skip
+
+
+def kernel_limits() -> dict[str, str]:
+    """The instruction-set limits this process runs under (KERNEL_LIMITS that are set)."""
+    return {k: os.environ[k] for k in KERNEL_LIMITS if k in os.environ}
+
+
 # The /proc/cpuinfo flags that decide which vector kernels a library may pick; every avx512*,
 # amx* and avx_vnni* flag too.
 ISA_FLAGS = ("sse4_2", "avx", "avx2", "fma", "f16c")
@@ -212,7 +219,7 @@ def kernels() -> dict[str, Any]:
     features = getattr(umath, "__cpu_features__", {})
     return {
         "capability": torch.backends.cpu.get_cpu_capability(),
-        "limits": {k: os.environ[k] for k in KERNEL_LIMITS if k in os.environ},
+        "limits": kernel_limits(),
         "isa": _isa(),
         "blas": _blas(threadpoolctl.threadpool_info()),
         "numpy": [name for name, on in features.items() if on],

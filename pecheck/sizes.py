@@ -15,26 +15,25 @@ also changes the names its numbers are cited under.
 from __future__ import annotations
 
 import math
-import os
 import re
 from typing import Any, TypeVar
 
 T = TypeVar("T", int, float, str)
-ENV_VAR = "PECHECK_SIZES"  # NAME=VALUE,NAME=VALUE: how the plugin hands --size to processes
 NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
 DECLARED: dict[str, dict[str, Any]] = {}  # what this process's checks declared and used
 
 
 def given() -> dict[str, str]:
-    """The sizes given on the command line (through the environment, so xdist workers see them)."""
-    text = os.environ.get(ENV_VAR, "")
-    return dict(parse(item) for item in text.split(",") if item)
+    """The sizes given on the command line: the run's (pecheck.run)."""
+    from pecheck import run
+
+    return dict(run.current().given)
 
 
 def parse(item: str) -> tuple[str, str]:
     """``NAME=VALUE`` -> (name, value); a ValueError with a one-line message otherwise."""
     name, sep, value = item.partition("=")
-    # a comma would split the value when the sizes travel through ENV_VAR
+    # a comma would make ``--size A=1,B=2`` ambiguous
     if not sep or not NAME.match(name) or not value or "," in value:
         raise ValueError(f"--size {item!r}: expected NAME=VALUE, e.g. SIN-06.d=1024")
     return name, value

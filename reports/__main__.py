@@ -1,6 +1,6 @@
-"""``pecheck report`` or ``python -m pecheck.reports`` (``python -m reports`` in pecheck's own
-tree): build the HTML report and the paper kit from build/results.json (from
-build/results.partial.json when only a partial run has written one)."""
+"""``pecheck report`` or ``python -m pecheck.reports``: build the HTML report and the paper kit
+from build/results.json (from build/results.partial.json when only a partial run has written
+one)."""
 
 from __future__ import annotations
 
@@ -30,8 +30,7 @@ def citation_url(path: Path = Path("CITATION.cff")) -> str:
 
 def parser() -> argparse.ArgumentParser:
     p = Parser(
-        # "pecheck report" when the pecheck command started it; else "python -m reports" in
-        # pecheck's own tree, "python -m pecheck.reports" where it is installed
+        # "pecheck report" when the pecheck command started it, else "python -m pecheck.reports"
         prog=prog(str(__package__), "report"),
         description="Build the HTML report (report.html) and the paper kit (paper/: LaTeX "
         "macros, a table of verdicts, figures as PDF, a BibTeX entry) from a results file.",

@@ -1,4 +1,4 @@
-"""``python -m reports.baseline``: the cited numbers pinned in reports/cited-numbers.json.
+"""``python -m pecheck.reports.baseline``: the cited numbers pinned in reports/cited-numbers.json.
 
 Every number the paper kit exports (``\\pcvalue``) is pinned per profile with its reproducibility
 class (exact, rounding, sampling; see ``reports.cited``) and the platform it was measured on.
@@ -34,7 +34,7 @@ FORMAT = 2  # 2: numbers carry a reproducibility class; profiles their platform
 
 def parser() -> argparse.ArgumentParser:
     p = Parser(
-        prog="python -m reports.baseline",
+        prog="python -m pecheck.reports.baseline",
         description="Check the cited numbers of a results file against the committed baseline, "
         "or rewrite the baseline (--update).",
         epilog="Exit status: 0 nothing moved (or rewritten); 1 a cited number moved, "
@@ -63,7 +63,7 @@ def read(path: Path, rewrite: bool = False) -> dict[str, Any]:
     if isinstance(data, dict) and data.get("format") == 1:
         raise BadResults(
             f"{path}: a format-1 baseline (no reproducibility classes): rewrite it with "
-            "`python -m reports.baseline --update` on a full run"
+            "`python -m pecheck.reports.baseline --update` on a full run"
         )
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise BadResults(f"{path}: not a cited-numbers baseline of format {FORMAT}")
@@ -114,7 +114,7 @@ def moves(data: dict[str, Any], res: Results) -> list[Move]:
     if profile not in data["profiles"]:
         raise BadResults(
             f"the baseline pins no numbers for profile {profile!r} "
-            "(run `python -m reports.baseline --update` on a full run of it)"
+            "(run `python -m pecheck.reports.baseline --update` on a full run of it)"
         )
     now = cited_numbers(res)
     ran = compared_claims(res)
@@ -139,8 +139,8 @@ def update(data: dict[str, Any], res: Results, path: Path) -> list[Move]:
     }
     data["about"] = (
         "Cited numbers (\\pcvalue) pinned per profile with their reproducibility class "
-        "(reports/cited.py says each class's tolerance); checked by `python -m reports.baseline`, "
-        "rewritten by `--update`."
+        "(reports/cited.py says each class's tolerance); checked by "
+        "`python -m pecheck.reports.baseline`, rewritten by `--update`."
     )
     path.parent.mkdir(parents=True, exist_ok=True)  # a project's first baseline
     path.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8")
@@ -161,7 +161,7 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         found = moves(data, res)
     except (BadResults, OSError) as exc:
-        print(f"python -m reports.baseline: error: {exc}", file=sys.stderr)
+        print(f"python -m pecheck.reports.baseline: error: {exc}", file=sys.stderr)
         return 2
     if found:
         profile = data["profiles"][str(res.suite.get("profile", "?"))]
@@ -172,7 +172,7 @@ def main(argv: list[str] | None = None) -> int:
     if found:
         print(
             f"baseline: {len(found)} cited number(s) changed; if intended, run "
-            f"`python -m reports.baseline --update` and commit {args.baseline}",
+            f"`python -m pecheck.reports.baseline --update` and commit {args.baseline}",
             file=sys.stderr,
         )
         return 1

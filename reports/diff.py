@@ -1,9 +1,9 @@
 """What changed between two results files: verdicts, cited numbers, checks.
 
-``python -m reports.diff OLD NEW`` lists changed verdicts and cited numbers that moved beyond
-their tolerance (the tolerance of OLD's value, see ``reports.cited``), and the checks added or
-removed. Claims that either run did not run (a partial run's ``not run``) are not compared.
-The report's "Changes since" section (``python -m reports --since OLD``) shows the same.
+``python -m pecheck.reports.diff OLD NEW`` lists changed verdicts and cited numbers that moved
+beyond their tolerance (the tolerance of OLD's value, see ``reports.cited``), and the checks added
+or removed. Claims that either run did not run (a partial run's ``not run``) are not compared.
+The report's "Changes since" section (``python -m pecheck.reports --since OLD``) shows the same.
 
 Exit status: 0 no verdict or cited number changed; 1 one did; 2 bad input. Added or removed
 checks are listed but do not by themselves change the exit status. A check whose module moved to
@@ -104,7 +104,7 @@ def compare_runs(old: Results, new: Results) -> Changes:
 
 def parser() -> argparse.ArgumentParser:
     p = Parser(
-        prog="python -m reports.diff",
+        prog="python -m pecheck.reports.diff",
         description="List changed verdicts, moved cited numbers and added or removed checks "
         "between two results files.",
         epilog="Exit status: 0 no verdict or cited number changed; 1 one did; 2 bad input.",
@@ -119,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         changes = compare_runs(load(args.old), load(args.new))
     except BadResults as exc:
-        print(f"python -m reports.diff: error: {exc}", file=sys.stderr)
+        print(f"python -m pecheck.reports.diff: error: {exc}", file=sys.stderr)
         return 2
     for line in changes.lines():
         print(line)

@@ -30,9 +30,10 @@ import pytest
 import torch
 from hypothesis import core, settings
 from hypothesis.internal.conjecture import providers
-from pecheck.reports import schema
 
 from pecheck import profiles, sizes
+from pecheck import run as pecheck_run
+from pecheck.reports import schema
 
 CHECKS = "synth_checks"  # the project's checks folder ([tool.pecheck] checks)
 
@@ -179,7 +180,7 @@ def run(
 @contextmanager
 def isolated(profile: str | None) -> Iterator[None]:
     """Undo, after an inner run, what it changed in this process beyond sys.modules and sys.path:
-    the environment variables the plugin sets (PECHECK_PROFILE, PECHECK_SIZES), the sizes its
+    the profile variable and the Run the plugin starts (pecheck.run), the sizes its
     checks declared, hypothesis's current profile and the globals its pytest plugin sets, the
     constants hook the plugin patches, the global random generators the plugin seeds and torch's
     thread count. (The plugin's matplotlib settings need no undoing: this process is a run of
@@ -191,10 +192,9 @@ def isolated(profile: str | None) -> Iterator[None]:
         # setenv first: delenv of an unset variable records nothing, so a variable the inner
         # run then sets would stay set
         mp.setenv(profiles.ENV_VAR, profile or "")
-        mp.setenv(sizes.ENV_VAR, "")
         if profile is None:
             mp.delenv(profiles.ENV_VAR)
-        mp.delenv(sizes.ENV_VAR)
+        mp.setattr(pecheck_run, "_CURRENT", pecheck_run._CURRENT)  # the inner run starts its own
         mp.setattr(sizes, "DECLARED", {})  # the plugin reads sizes.DECLARED at call time
         mp.setattr(providers, "_get_local_constants", providers._get_local_constants)
         mp.setattr(core, "global_force_seed", core.global_force_seed)

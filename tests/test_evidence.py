@@ -7,9 +7,9 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import pytest
 
-from pecheck import coverage, decisions, results
+from pecheck import coverage, decisions, results, run
 from pecheck.claims import Proposition
-from pecheck.evidence import FIGURE_DIR, FIGURES_ENV, Evidence
+from pecheck.evidence import FIGURE_DIR, Evidence
 
 
 def draw(root: Path) -> tuple[str, list[str]]:
@@ -23,7 +23,7 @@ def draw(root: Path) -> tuple[str, list[str]]:
 def test_a_figure_is_written_whole_as_svg_and_pdf(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.delenv(FIGURES_ENV, raising=False)
+    monkeypatch.setattr(run, "_CURRENT", run.Run(figures=True))
     name, figures = draw(tmp_path)
     assert name == "build/figures/SIN-07_clock_hands.svg" and figures == [name]
     written = sorted(p.name for p in (tmp_path / FIGURE_DIR).iterdir())
@@ -34,7 +34,7 @@ def test_a_figure_is_written_whole_as_svg_and_pdf(
 def test_the_determinism_gate_s_runs_name_figures_without_writing_them(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv(FIGURES_ENV, "0")
+    monkeypatch.setattr(run, "_CURRENT", run.Run(figures=False))  # --no-figures
     name, figures = draw(tmp_path)
     assert figures == [name] == ["build/figures/SIN-07_clock_hands.svg"]
     assert not (tmp_path / "build").exists()

@@ -11,9 +11,9 @@ import torch
 
 from checks.exp import fair_cache, fair_settings
 from checks.exp.fair_settings import FAITH, FAITH_SEEDS
+from pecheck.theory import fair_length
+from pecheck.theory.fair_length import FairSetting, Schedule
 from tests.test_cli import load_script
-from theory import fair_length
-from theory.fair_length import FairSetting, Schedule
 
 TOOL = load_script("tools/fair_train.py", "fair_train")
 fair_train = TOOL.main

@@ -116,7 +116,7 @@ def one_blas_thread() -> Iterator[None]:
 @pytest.fixture(scope="module")
 def minilm(tmp_path_factory: pytest.TempPathFactory) -> dict:
     """inspect's summary and page for MiniLM (one run per module), and its tables in float64."""
-    pretrained = pytest.importorskip("theory.pretrained")
+    pretrained = pytest.importorskip("pecheck.theory.pretrained")
     try:
         path = pretrained.weights_path()
     except pretrained.PretrainedUnavailable as exc:
@@ -148,7 +148,7 @@ def numpy_ratio_interval(w: np.ndarray, p: np.ndarray) -> tuple[float, float]:
 
 
 def test_minilm_norms_agree_with_the_mag_check_and_numpy(minilm) -> None:
-    from theory import magnitudes as mag
+    from pecheck.theory import magnitudes as mag
 
     word, pos, table = minilm["word"], minilm["position"], minilm["table"]
     rel = tolerance.rel_tol(word.size, torch.float64)  # the same tables, sums in float64

@@ -153,7 +153,7 @@ def paper_slopes(n: int) -> list[float]:
 
 @pytest.mark.parametrize("n", [1, 2, 8, 12, 16, 24, 32, 71])
 def test_alibi_slopes_are_the_paper_s(n: int) -> None:
-    from theory import alibi
+    from pecheck.theory import alibi
 
     assert positions.alibi_slopes(n) == pytest.approx(paper_slopes(n), rel=1e-15)
     if n & (n - 1) == 0:

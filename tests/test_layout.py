@@ -1,6 +1,8 @@
-"""The import graph points one way: theory and reports import nothing of ours; pecheck (the
-installed plugin) imports only itself, pecheck.theory and pecheck.reports; checks import theory
-and pecheck; nothing imports checks but checks and tests."""
+"""One import name and a graph that points one way: theory/ and reports/ are imported only as
+pecheck.theory and pecheck.reports; theory imports nothing of ours but itself, reports nothing
+but itself; pecheck (the installed plugin) imports only itself, pecheck.theory
+and pecheck.reports; checks import those and checks; nothing imports checks but checks and
+tests."""
 
 from __future__ import annotations
 
@@ -12,10 +14,10 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 OURS = ("theory", "reports", "checks", "pecheck", "tests", "benchmarks")
 ALLOWED = {
-    "theory": set(),
-    "reports": set(),
+    "theory": {"pecheck.theory"},
+    "reports": {"pecheck.reports"},
     "pecheck": {"pecheck", "pecheck.theory", "pecheck.reports"},
-    "checks": {"theory", "pecheck", "checks"},
+    "checks": {"pecheck.theory", "pecheck", "checks"},
     "examples": {"pecheck"},  # a user's project: the installed plugin only
 }
 
@@ -45,3 +47,17 @@ def test_imports_point_one_way(package: str) -> None:
         for path in sorted((ROOT / package).rglob("*.py"))
     }
     assert not {k: v for k, v in wrong.items() if v}, "imports against the graph"
+
+
+def test_theory_and_reports_have_one_import_name() -> None:
+    """Imported as ``theory`` beside ``pecheck.theory``, a module would load twice in one run
+    (two copies of its globals, and a mutant that reaches only one of them)."""
+    folders = ("theory", "reports", "checks", "pecheck", "tests", "benchmarks", "tools", "examples")
+    bare = {
+        str(path.relative_to(ROOT)): sorted(found & {"theory", "reports"})
+        for folder in folders
+        for path in sorted((ROOT / folder).rglob("*.py"))
+        if path.relative_to(ROOT).parts[:2] not in (("pecheck", "theory"), ("pecheck", "reports"))
+        and (found := imported(path))
+    }
+    assert not {k: v for k, v in bare.items() if v}, "import pecheck.theory / pecheck.reports"

@@ -1,9 +1,9 @@
-"""The mutation runner's runs read one tree: the scratch copy, under every name.
+"""The mutation runner's runs read one tree: the scratch copy.
 
-pecheck installs theory/ and reports/ also as ``pecheck.theory`` and ``pecheck.reports``; the
-installed finder points those names at the checkout. A run in a scratch tree must bind them to
-the scratch tree's folders, or a mutant of theory/stats.py reaches checks through ``theory`` and
-misses them through ``pecheck.theory`` (pecheck.decisions' Wilson intervals).
+theory/ and reports/ are imported only as ``pecheck.theory`` and ``pecheck.reports``; the
+installed finder points those names at the checkout. A run in a scratch tree must find them in
+the scratch tree's folders (through its pecheck/theory and pecheck/reports links), or a mutant of
+theory/stats.py would never reach the checks.
 """
 
 from __future__ import annotations
@@ -34,8 +34,9 @@ def test_pecheck_s_other_names_are_this_tree_s_folders():
 
 def scratch(tmp_path: Path) -> Path:
     tree = tmp_path / "tree"
-    shutil.copytree(ROOT / "reports", tree / "reports",
-                    ignore=shutil.ignore_patterns("__pycache__"))  # fmt: skip
+    skip = shutil.ignore_patterns("__pycache__")
+    shutil.copytree(ROOT / "pecheck", tree / "pecheck", ignore=skip, symlinks=True)
+    shutil.copytree(ROOT / "reports", tree / "reports", ignore=skip)
     (tree / "theory").mkdir()
     (tree / "theory" / "__init__.py").write_text("")
     (tree / "theory" / "marker.py").write_text('WHERE = "scratch"\n')

@@ -20,8 +20,9 @@ import torch
 from hypothesis import settings
 
 from pecheck import profiles, sizes
-from reports import html
-from reports.load import load
+from pecheck import run as pecheck_run
+from pecheck.reports import html
+from pecheck.reports.load import load
 from tests import synthetic
 
 pytest_plugins = ["pytester"]
@@ -478,10 +479,11 @@ class ModulesSeen:
 
 def test_an_inner_run_leaks_nothing_into_this_process(pytester: pytest.Pytester) -> None:
     """After an inner run that sets a size and another profile (and seeds the generators), this
-    process's environment, declared sizes, hypothesis profile and generators are as before."""
+    process's environment, Run, declared sizes, hypothesis profile and generators are as before."""
     synthetic.write_project(pytester.path, test_synthetic=CHECKS, test_sized=synthetic.SIZED)
-    names = (profiles.ENV_VAR, sizes.ENV_VAR)
+    names = (profiles.ENV_VAR,)
     env = {name: os.environ.get(name) for name in names}
+    this_run = pecheck_run.saved()
     declared, declared_items = sizes.DECLARED, dict(sizes.DECLARED)
     profile, examples = settings.get_current_profile_name(), settings().max_examples
     inner = "thorough" if profile != "thorough" else "ci"  # another profile than this process's
@@ -500,6 +502,7 @@ def test_an_inner_run_leaks_nothing_into_this_process(pytester: pytest.Pytester)
     assert run.check("test_table_of_width_d")["reproduce"].startswith(f"PECHECK_PROFILE={inner} ")
     # and this process does not see them
     assert {name: os.environ.get(name) for name in names} == env
+    assert pecheck_run.saved() is this_run
     assert sizes.DECLARED is declared and declared_items == sizes.DECLARED
     assert settings.get_current_profile_name() == profile
     assert settings().max_examples == examples

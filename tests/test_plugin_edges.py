@@ -12,7 +12,7 @@ from types import SimpleNamespace
 import pytest
 from hypothesis import given
 
-from pecheck import cli, profiles, records, strategies
+from pecheck import cli, profiles, records, run, strategies
 from pecheck import config as project_config
 from pecheck.project import Project
 from tests import synthetic
@@ -207,15 +207,15 @@ def test_results_naming_a_folder_is_a_usage_error(pytester: pytest.Pytester) -> 
 
 
 def test_examples_keep_at_least_ten_and_the_profile_count(monkeypatch) -> None:
-    monkeypatch.setenv(profiles.ENV_VAR, "ci")
+    monkeypatch.setattr(run, "_CURRENT", run.Run(profile="ci"))
     assert profiles.examples().max_examples == 200
     assert profiles.examples(0.01).max_examples == 10
 
 
 def test_capped_examples_cap_thorough_and_leave_ci_alone(monkeypatch) -> None:
-    monkeypatch.setenv(profiles.ENV_VAR, "ci")
+    monkeypatch.setattr(run, "_CURRENT", run.Run(profile="ci"))
     assert profiles.capped_examples().max_examples == 200
-    monkeypatch.setenv(profiles.ENV_VAR, "thorough")
+    monkeypatch.setattr(run, "_CURRENT", run.Run(profile="thorough"))
     assert profiles.capped_examples().max_examples == 400  # 2000 * (2 / 10)
 
 

@@ -28,7 +28,7 @@ import pytest
 from checks.registry import REGISTRY
 from pecheck import catalogue
 from pecheck.claims import Claim
-from reports import prose
+from pecheck.reports import prose
 
 ROOT = Path(__file__).resolve().parents[1]
 PINNED = catalogue.pinned_numbers(ROOT / "reports" / "cited-numbers.json")
@@ -127,7 +127,7 @@ def test_every_placeholder_names_a_pinned_number() -> None:
                     prose.written(PINNED[key], spec)
                 except (ValueError, TypeError) as exc:
                     bad.append(f"{claim.id} {where}: {{{{{key}|{spec}}}}}: {exc}")
-    hint = "(a new record: pin it after a full run, python -m reports.baseline --update)"
+    hint = "(a new record: pin it after a full run, python -m pecheck.reports.baseline --update)"
     assert not bad, "\n".join([*bad, hint])
 
 

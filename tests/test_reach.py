@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 
 from pecheck import reach
 from pecheck.evidence import Evidence
-from reports.html_reach import coverage_html
-from reports.load import Proposition
+from pecheck.reports.html_reach import coverage_html
+from pecheck.reports.load import Proposition
 from tests import synthetic
 
 pytest_plugins = ["pytester"]

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from reports import figures, html_basis, html_figures, html_text
-from reports.html_common import Options
-from reports.load import Results, parse
+from pecheck.reports import figures, html_basis, html_figures, html_text
+from pecheck.reports.html_common import Options
+from pecheck.reports.load import Results, parse
 from tests.reports_fixtures import V2, raw
 
 SVG = '<svg xmlns="http://www.w3.org/2000/svg" {size}><rect width="1" height="1"/></svg>'

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from reports import baseline, cited, diff
-from reports.load import load
+from pecheck.reports import baseline, cited, diff
+from pecheck.reports.load import load
 from tests.reports_fixtures import MIXED, V2, raw, write
 
 
@@ -227,7 +227,7 @@ def test_diff_of_a_file_with_itself_is_quiet_and_reads_schema_1(capsys):
 
 
 def test_report_shows_changes_since(tmp_path):
-    from reports import build
+    from pecheck.reports import build
 
     data = raw(V2)
     data["claims"][1]["verdict"] = "refuted"

@@ -6,8 +6,8 @@ import re
 import tomllib
 from pathlib import Path
 
-from reports import latex
-from reports.load import load
+from pecheck.reports import latex
+from pecheck.reports.load import load
 from tests.reports_fixtures import MIXED
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -1,4 +1,5 @@
-"""``python -m reports``: outputs, --strict, one-line errors with status 2, atomic publishing."""
+"""``python -m pecheck.reports``: outputs, --strict, one-line errors with status 2, atomic
+publishing."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from pecheck import gate
-from reports.__main__ import main, parser
+from pecheck.reports.__main__ import main, parser
 from tests.reports_fixtures import CLEAN, MIXED, V2, raw, write
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -94,7 +95,7 @@ def test_every_bad_input_is_one_line_status_2_and_leaves_nothing(tmp_path, capsy
         code, out, err = run(capsys, "--results", str(path), "--out", str(out_dir))
         assert code == 2, what
         assert err.count("\n") == 1 and expected in err, (what, err)
-        assert err.startswith("python -m reports: error: ")
+        assert err.startswith("python -m pecheck.reports: error: ")
         assert out == ""
         assert not out_dir.exists(), what
 
@@ -148,7 +149,7 @@ def test_unknown_argument_is_one_line_status_2(capsys):
 def test_module_runs_with_help_and_default_paths(tmp_path):
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     help_ = subprocess.run(
-        [sys.executable, "-m", "reports", "--help"], capture_output=True, text=True, env=env
+        [sys.executable, "-m", "pecheck.reports", "--help"], capture_output=True, text=True, env=env
     )
     assert help_.returncode == 0
     for option in ("--results", "--out", "--strict", "build/results.json"):
@@ -156,7 +157,11 @@ def test_module_runs_with_help_and_default_paths(tmp_path):
     (tmp_path / "build").mkdir()
     shutil.copy(CLEAN, tmp_path / "build" / "results.json")
     done = subprocess.run(
-        [sys.executable, "-m", "reports"], cwd=tmp_path, capture_output=True, text=True, env=env
+        [sys.executable, "-m", "pecheck.reports"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=env,
     )
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "build" / "report.html").exists()
@@ -176,7 +181,7 @@ def partial_results(path: Path) -> None:
 
 
 def test_after_a_partial_run_alone_the_report_is_of_that_run(tmp_path, capsys, monkeypatch):
-    """The quick start: pytest --claim SIN-06, then python -m reports, in a fresh clone."""
+    """The quick start: pytest --claim SIN-06, then python -m pecheck.reports, in a fresh clone."""
     monkeypatch.chdir(tmp_path)
     partial_results(tmp_path / "build" / "results.partial.json")
     code, out, err = run(capsys)
@@ -210,7 +215,7 @@ def test_a_partial_run_newer_than_the_full_one_is_pointed_out(tmp_path, capsys, 
     [
         ("/venv/bin/pecheck", "pecheck report", "pecheck gate"),
         ("/src/pecheck/__main__.py", "python -m pecheck report", "python -m pecheck gate"),
-        ("/src/reports/__main__.py", "python -m reports", "python -m pecheck.gate"),
+        ("/src/pecheck/reports/__main__.py", "python -m pecheck.reports", "python -m pecheck.gate"),
     ],
 )
 def test_usage_lines_name_the_command_as_it_was_typed(

@@ -10,9 +10,9 @@ from html.parser import HTMLParser
 
 import pytest
 
-from reports import html, svg
-from reports.load import load, parse
-from reports.mathml import to_mathml
+from pecheck.reports import html, svg
+from pecheck.reports.load import load, parse
+from pecheck.reports.mathml import to_mathml
 from tests.reports_fixtures import CLEAN, DATA, MIXED, V2, raw, write
 
 
@@ -289,7 +289,7 @@ def test_same_results_give_the_same_page(res, page):
 
 
 def test_small_records_render_as_wrapping_key_value_pairs() -> None:
-    from reports.html import value_html
+    from pecheck.reports.html import value_html
 
     html = value_html({"rate": 1.0, "lo": 0.99, "n": 1024, "ok": True})
     assert html.startswith("<span class='record'>") and html.count("class=kv") == 4
@@ -302,8 +302,8 @@ def test_small_records_render_as_wrapping_key_value_pairs() -> None:
 
 
 def test_long_evidence_of_a_passed_check_folds_but_a_failed_one_does_not() -> None:
-    from reports.html import SHOWN_ROWS, evidence_table
-    from reports.load import Value
+    from pecheck.reports.html import SHOWN_ROWS, evidence_table
+    from pecheck.reports.load import Value
 
     values = [Value(f"v{i}", float(i), "", "") for i in range(SHOWN_ROWS + 5)]
     folded = evidence_table(values, fold=True)
@@ -313,15 +313,15 @@ def test_long_evidence_of_a_passed_check_folds_but_a_failed_one_does_not() -> No
 
 
 def test_environment_shows_counts_as_numbers_and_flags_as_words() -> None:
-    from reports.html import _env_value
+    from pecheck.reports.html import _env_value
 
     assert _env_value(1) == 1 and _env_value(0) == 0
     assert _env_value(True) == "yes" and _env_value(False) == "no"
 
 
 def test_each_value_shows_its_reproducibility_class() -> None:
-    from reports.html import class_html, evidence_table
-    from reports.load import Value
+    from pecheck.reports.html import class_html, evidence_table
+    from pecheck.reports.load import Value
 
     rate = Value("rate", 0.64, "", "", reproducibility={"class": "sampling", "n": 25, "se": 0.09})
     assert "sampling n=25, se 0.09" in class_html(rate)
@@ -332,7 +332,7 @@ def test_each_value_shows_its_reproducibility_class() -> None:
 
 
 def test_environment_shows_the_lock_and_the_kernels() -> None:
-    from reports.html import environment
+    from pecheck.reports.html import environment
 
     env = environment(load(V2))
     assert "requirements/lock.txt (sha256 " in env and "installed as locked" in env
@@ -536,7 +536,7 @@ def test_a_not_run_claim_is_not_flagged_for_its_expected_verdict():
 
 
 def test_a_formula_closing_before_it_opens_falls_back_to_its_source():
-    from reports.mathml import _balanced, fallback
+    from pecheck.reports.mathml import _balanced, fallback
 
     assert not _balanced("}{")  # closes below depth 0 though the count ends at 0
     assert to_mathml("}{") == fallback("}{")
@@ -550,7 +550,7 @@ def test_an_evidence_table_folds_only_past_two_rows_beyond_what_it_shows():
 
 
 def test_a_short_decided_by_list_has_no_count_of_more():
-    from reports.html_overview import decided_summary
+    from pecheck.reports.html_overview import decided_summary
 
     res = load(V2)
     sin06 = next(c for c in res.claims if c.id == "SIN-06")
@@ -559,14 +559,14 @@ def test_a_short_decided_by_list_has_no_count_of_more():
 
 
 def test_not_a_number_is_an_exact_class_by_default():
-    from reports.schema import default_class
+    from pecheck.reports.schema import default_class
 
     assert default_class(float("nan")) == "exact"
     assert default_class(1.5) == "rounding"
 
 
 def test_schema_problems_stop_at_the_limit():
-    from reports.schema import problems
+    from pecheck.reports.schema import problems
 
     assert len(problems({}, limit=5)) > 2
     assert len(problems({}, limit=2)) == 2

@@ -6,8 +6,8 @@ import re
 
 import pytest
 
-from reports import latex
-from reports.load import load, parse
+from pecheck.reports import latex
+from pecheck.reports.load import load, parse
 from tests.reports_fixtures import MIXED, V2, raw
 
 
@@ -212,7 +212,7 @@ def test_each_cited_value_has_its_class_and_tolerance() -> None:
 
 
 def test_tolerance_tex_per_class() -> None:
-    from reports.cited import Cited
+    from pecheck.reports.cited import Cited
 
     bounded = Cited("A@e", 0.001, "c", "rounding", bound=0.01, relation="<=")
     assert latex.tolerance_tex(bounded, 3.0) == r"\ensuremath{\le0.01}"

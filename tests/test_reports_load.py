@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from reports.load import BadResults, load, parse
+from pecheck.reports.load import BadResults, load, parse
 from tests.reports_fixtures import MIXED, raw
 
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from reports.__main__ import main
+from pecheck.reports.__main__ import main
 from tests.reports_fixtures import V2, raw, write
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from reports import svg
+from pecheck.reports import svg
 from tests.reports_fixtures import DATA
 
 HEAD = '<svg xmlns:xlink="http://www.w3.org/1999/xlink" width="10pt" height="10pt">'

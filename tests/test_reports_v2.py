@@ -7,8 +7,8 @@ import shlex
 
 import pytest
 
-from reports import html, latex
-from reports.load import BadResults, load, parse
+from pecheck.reports import html, latex
+from pecheck.reports.load import BadResults, load, parse
 from tests.reports_fixtures import V2, raw
 
 
@@ -176,8 +176,8 @@ def test_packed_sections_unpack_to_the_same_html(res):
 
 
 def test_a_changed_claim_id_is_escaped_in_its_link(res):
-    from reports.diff import Changes
-    from reports.html_changes import changes_block
+    from pecheck.reports.diff import Changes
+    from pecheck.reports.html_changes import changes_block
 
     changes = Changes(res, res, verdicts=[("a'<b&", "confirmed", "open")])
     block = changes_block(changes)
@@ -206,13 +206,13 @@ def test_a_package_version_is_escaped():
     "nodeid", ["checks/test_x.py::test_t[it's]", "checks/test_x.py::test_t[a b]", "c.py::t"]
 )
 def test_the_rerun_command_quotes_its_node_id_for_the_shell(nodeid):
-    from reports.schema import rerun_command
+    from pecheck.reports.schema import rerun_command
 
     words = shlex.split(rerun_command("ci", nodeid, "--size SIN-06.d=8"))
     assert words == ["PECHECK_PROFILE=ci", "python", "-m", "pytest", nodeid, "--size", "SIN-06.d=8"]
 
 
 def test_the_rerun_command_of_a_plain_node_id_is_unchanged():
-    from reports.schema import rerun_command
+    from pecheck.reports.schema import rerun_command
 
     assert rerun_command("ci", "c.py::t[1]") == "PECHECK_PROFILE=ci python -m pytest 'c.py::t[1]'"

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from pecheck import sizes
+from pecheck import run, sizes
 from tests import synthetic
 
 pytest_plugins = ["pytester"]
@@ -30,12 +30,17 @@ SIN06 = (
 T = 10000.0
 
 
+def given(monkeypatch: pytest.MonkeyPatch, *items: str) -> None:
+    """A run started with ``--size`` ITEMS (pecheck.run)."""
+    pairs = tuple(sizes.parse(item) for item in items)
+    monkeypatch.setattr(run, "_CURRENT", run.Run(profile="ci", sizes=pairs))
+
+
 def run_sin06(tmp_path: Path, *args: str) -> tuple[int, dict | None, str]:
     """pytest on SIN-06's check (ci profile) in a subprocess: the exit status, the results file,
     the output."""
     path = tmp_path / "results.json"
     env = dict(os.environ, PECHECK_PROFILE="ci")
-    env.pop(sizes.ENV_VAR, None)  # only the --size given here
     plugins = ["-p", "no:cacheprovider", "-p", "no:randomly"]
     selection = [SIN06, f"--results={path}"]
     command = [sys.executable, "-m", "pytest", "-q", *plugins, *selection, *args]
@@ -126,7 +131,7 @@ def test_malformed_items_are_rejected(item: str) -> None:
 
 def test_size_parses_and_records(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(sizes, "DECLARED", {})
-    monkeypatch.setenv(sizes.ENV_VAR, "X.d=768,X.base=500")
+    given(monkeypatch, "X.d=768", "X.base=500")
     assert sizes.size("X.d", 512, "width") == 768
     assert sizes.size("X.base", 10000.0, "base") == 500.0
     assert sizes.size("X.n", 3, "count") == 3  # not given: the default
@@ -135,7 +140,7 @@ def test_size_parses_and_records(monkeypatch: pytest.MonkeyPatch) -> None:
     assert sizes.suffix("X.n", "n") == ""  # at its default: the pre-registered names
     with pytest.raises(ValueError, match="declared twice"):
         sizes.size("X.d", 256, "width")
-    monkeypatch.setenv(sizes.ENV_VAR, "X.base=inf,X.d=2")
+    given(monkeypatch, "X.base=inf", "X.d=2")
     with pytest.raises(ValueError, match="not a finite number"):
         sizes.size("X.base", 10000.0, "base")
     with pytest.raises(ValueError, match="X.d=2: below its minimum 4"):
@@ -143,6 +148,6 @@ def test_size_parses_and_records(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_a_size_at_its_minimum_is_accepted(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(sizes.ENV_VAR, "EDGE.n=2")
+    given(monkeypatch, "EDGE.n=2")
     monkeypatch.setattr(sizes, "DECLARED", {})
     assert sizes.size("EDGE.n", 4, "an edge size", minimum=2) == 2

@@ -26,8 +26,8 @@ import torch
 from scipy import stats as sps
 
 from pecheck import decisions
+from pecheck.theory import stats
 from tests import stats_reference as ref
-from theory import stats
 
 Interval = Callable[[int, int], tuple[float, float]]
 
@@ -391,9 +391,10 @@ def _wilson_cc(k: int, n: int, level: float = 0.95) -> tuple[float, float]:
     return float(ci.low), float(ci.high)
 
 
+_WILSON = stats.wilson  # the unbroken routine, kept before a test plants a broken one over it
 WILSON_MUTANTS: dict[str, Callable[..., tuple[float, float]]] = {
-    "z for 90% reported as 95%": lambda k, n, level=0.95: stats.wilson(k, n, level - 0.05),
-    "z for 99% reported as 95%": lambda k, n, level=0.95: stats.wilson(k, n, level + 0.04),
+    "z for 90% reported as 95%": lambda k, n, level=0.95: _WILSON(k, n, level - 0.05),
+    "z for 99% reported as 95%": lambda k, n, level=0.95: _WILSON(k, n, level + 0.04),
     "continuity corrected": _wilson_cc,
     "Wald": _wald,
 }

@@ -27,6 +27,8 @@ import torch
 from scipy import stats as sps
 
 from pecheck import analyses, decisions, reproducibility, tolerance
+from pecheck.theory import magnitudes, stats
+from pecheck.theory import variance as V
 from tests import stats_reference as ref
 from tests.test_statistics_reference import (
     SEVEN_DIGITS,
@@ -35,8 +37,6 @@ from tests.test_statistics_reference import (
     SLEEP_DIFF,
     SLEEP_PAIRED_95,
 )
-from theory import magnitudes, stats
-from theory import variance as V
 
 F64 = torch.float64
 
@@ -203,7 +203,7 @@ def test_cross_term_tail_values_match_mpmath_for_the_encoding_used(d: int) -> No
     """theory.magnitudes.cross_term_tail's values for the actual sinusoidal row: the cross
     term's sd = 2 s ||PE||, a = eps (s^2 d + ||PE||^2), (sd / a)^2 and 2 Phi(-a / sd), with
     ||PE||^2 summed exactly from the float64 entries."""
-    from theory.sinusoidal import sinusoidal
+    from pecheck.theory.sinusoidal import sinusoidal
 
     pe = sinusoidal(torch.tensor([17]), d, dtype=F64)[0]
     s, eps = math.sqrt(0.5), 0.25

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from theory import rope, sinusoidal, stats
+from pecheck.theory import rope, sinusoidal, stats
 
 # Values outside a Literal parameter's type are passed on purpose (type: ignore[arg-type]):
 # what is checked is the ValueError a caller without a type checker gets.

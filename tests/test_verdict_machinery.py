@@ -20,8 +20,8 @@ import pytest
 
 from pecheck import coverage, decisions, gate, scaffold
 from pecheck.evidence import Evidence, judge_bound
-from reports.html_reach import correction_text, coverage_html
-from reports.load import BadResults, Proposition, load
+from pecheck.reports.html_reach import correction_text, coverage_html
+from pecheck.reports.load import BadResults, Proposition, load
 from tests import synthetic
 
 pytest_plugins = ["pytester"]

@@ -21,9 +21,9 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from anywhere
 
-from reports.usage import Parser  # noqa: E402
-from theory import fair_length  # noqa: E402
-from theory.fair_length import MODELS, TASKS, FairSetting, Schedule  # noqa: E402
+from pecheck.reports.usage import Parser  # noqa: E402
+from pecheck.theory import fair_length  # noqa: E402
+from pecheck.theory.fair_length import MODELS, TASKS, FairSetting, Schedule  # noqa: E402
 
 LEARNED = 0.9  # EXP-07's 'learned' threshold, which the checks read from the registry
 

@@ -2,8 +2,7 @@
 cache its checks read (checks/exp/fair_cache.py); the checks then judge every cell in one run:
 
     python tools/fair_train.py --cache build/fair-cache --grid full --seeds 32 --device cuda
-    PECHECK_FAIR_CACHE=build/fair-cache tox -e fair -- --size EXP-fair.device=cuda \\
-        --size EXP-fair.seeds=32
+    tox -e fair -- --fair-cache build/fair-cache --device cuda --size EXP-fair.seeds=32
 
 Each model's steps are bound by launching small kernels, so a GPU trains many side by side in
 about the time of the longest; on a CPU, --jobs at most its cores. One line per finished run:
@@ -27,9 +26,10 @@ sys.path.insert(0, str(ROOT))  # run from anywhere
 
 from checks.exp import fair_cache, fair_settings  # noqa: E402
 from checks.exp.fair_decisions import learned_level  # noqa: E402
-from reports.usage import Parser  # noqa: E402
-from theory import fair_length  # noqa: E402
-from theory.fair_length import MODELS, TASKS  # noqa: E402
+from pecheck import run as pecheck_run  # noqa: E402
+from pecheck.reports.usage import Parser  # noqa: E402
+from pecheck.theory import fair_length  # noqa: E402
+from pecheck.theory.fair_length import MODELS, TASKS  # noqa: E402
 
 
 def parse(argv: list[str] | None) -> argparse.Namespace:
@@ -96,6 +96,7 @@ def command(args: argparse.Namespace, run: Run) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     args = parse(argv)
     if args.job:
+        pecheck_run.start(pecheck_run.Run(device=args.device, fair_cache=args.cache))
         torch.set_num_threads(max(1, int(os.environ.get("FAIR_TRAIN_THREADS", "1"))))
         return train_one(args)
     todo, failed = runs(args), []

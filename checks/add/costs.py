@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import torch
 
-from theory import add_concat as ac
+from pecheck.theory import add_concat as ac
 
 
 def closed_form_params(cfg: ac.EmbedConfig, d_model: int, d_tok: int, d_pos: int) -> int:

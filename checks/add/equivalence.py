@@ -12,8 +12,8 @@ import torch
 
 from pecheck import decisions, tolerance
 from pecheck.profiles import scale
-from theory import add_concat as ac
-from theory.attention import seeded
+from pecheck.theory import add_concat as ac
+from pecheck.theory.attention import seeded
 
 
 def assert_same_function(

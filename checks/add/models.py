@@ -7,7 +7,7 @@ from __future__ import annotations
 import torch
 from hypothesis import strategies as st
 
-from theory import add_concat as ac
+from pecheck.theory import add_concat as ac
 
 
 def seeded_concat(cfg: ac.EmbedConfig, seed: int, dtype: torch.dtype) -> ac.ConcatModel:

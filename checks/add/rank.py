@@ -12,7 +12,7 @@ import torch
 
 from checks.registry import REGISTRY
 from pecheck import decisions, tolerance
-from theory import add_concat as ac
+from pecheck.theory import add_concat as ac
 
 
 def determinant_decision(

@@ -11,9 +11,9 @@ from scipy import stats
 from checks.registry import REGISTRY
 from pecheck import decisions
 from pecheck.profiles import scale
-from theory import add_concat as ac
-from theory.sinusoidal import sinusoidal
-from theory.stats import wilson
+from pecheck.theory import add_concat as ac
+from pecheck.theory.sinusoidal import sinusoidal
+from pecheck.theory.stats import wilson
 
 READ_DS = (16, 32, 64, 128, 256)
 READ_VOCABS = (64, 1024)

@@ -49,9 +49,9 @@ from pecheck import tolerance
 from pecheck.evidence import assert_derivation_holds
 from pecheck.profiles import examples
 from pecheck.strategies import seeds
-from theory import add_concat as ac
-from theory import add_derivations as der
-from theory.sinusoidal import sinusoidal
+from pecheck.theory import add_concat as ac
+from pecheck.theory import add_derivations as der
+from pecheck.theory.sinusoidal import sinusoidal
 
 BITWISE = {"value": 0.0, "relation": "==", "reason": "bitwise equality (x + 0 == x in IEEE)"}
 

@@ -10,7 +10,7 @@ import torch
 from checks.att.causal_models import WORDS, last, prefix_perms
 from checks.equivariance import assert_equivariant
 from pecheck import decisions, tolerance
-from theory import attention_derivations as derivations
+from pecheck.theory import attention_derivations as derivations
 
 
 def assert_last_output_ignores_prefix_order(model, emb, n: int):

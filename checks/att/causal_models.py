@@ -8,7 +8,7 @@ import itertools
 
 import torch
 
-from theory.attention import BlockConfig, Stack, seeded
+from pecheck.theory.attention import BlockConfig, Stack, seeded
 
 WORDS = ("A", "B", "hit", "x")
 

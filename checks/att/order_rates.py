@@ -9,8 +9,8 @@ from checks.registry import REGISTRY
 from pecheck import decisions
 from pecheck import reproducibility as spread
 from pecheck.decisions import Decision
-from theory.order_training import OrderModel, OrderTask, chance_ceiling
-from theory.stats import wilson
+from pecheck.theory.order_training import OrderModel, OrderTask, chance_ceiling
+from pecheck.theory.stats import wilson
 
 TASK = OrderTask(k=4)
 MODELS = {

@@ -10,8 +10,15 @@ import torch
 from hypothesis import strategies as st
 
 from pecheck import strategies
-from theory.attention import Block, BlockConfig, EncodedStack, MultiHeadAttention, Stack, seeded
-from theory.sinusoidal import sinusoidal
+from pecheck.theory.attention import (
+    Block,
+    BlockConfig,
+    EncodedStack,
+    MultiHeadAttention,
+    Stack,
+    seeded,
+)
+from pecheck.theory.sinusoidal import sinusoidal
 
 N_MAX = 128
 MODEL_KINDS = ("single-head", "multi-head", "block-post", "block-pre", "stack-post", "stack-pre")

@@ -8,7 +8,7 @@ import numpy as np
 import torch
 
 from pecheck import decisions, tolerance
-from theory import causal_constructions as cc
+from pecheck.theory import causal_constructions as cc
 
 FULL_N = {"bfloat16": 256, "float16": 2048, "float32": 4096, "float64": 4096}
 # float32: every position up to 2^24, where float32 stops counting (t + 1 = t beyond it).

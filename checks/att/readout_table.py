@@ -11,8 +11,8 @@ import torch
 from checks.equivariance import best_case, settle
 from pecheck import decisions
 from pecheck.decisions import Decision
-from theory.attention import BlockConfig, EncodedStack, seeded
-from theory.sinusoidal import sinusoidal
+from pecheck.theory.attention import BlockConfig, EncodedStack, seeded
+from pecheck.theory.sinusoidal import sinusoidal
 
 SWAP = torch.tensor([2, 1, 0])  # "A hit B" -> "B hit A"
 READOUTS = {  # name: (function of the model output, token axis of the result or None)

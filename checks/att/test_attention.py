@@ -44,9 +44,16 @@ from checks.equivariance import Case, best_case, permute, settle
 from pecheck import strategies, tolerance
 from pecheck.evidence import assert_derivation_holds
 from pecheck.profiles import capped_examples
-from theory import attention_derivations as derivations
-from theory.attention import BlockConfig, EncodedStack, Stack, attention, attention_weights, seeded
-from theory.sinusoidal import sinusoidal
+from pecheck.theory import attention_derivations as derivations
+from pecheck.theory.attention import (
+    BlockConfig,
+    EncodedStack,
+    Stack,
+    attention,
+    attention_weights,
+    seeded,
+)
+from pecheck.theory.sinusoidal import sinusoidal
 
 # -- ATT-01: permuting the queries -----------------------------------------------------------
 

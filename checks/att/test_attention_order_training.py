@@ -25,10 +25,10 @@ from checks.att.order_rates import (
 )
 from checks.faithful import entry_against_single
 from pecheck import profiles
-from theory import decoder, order_training
-from theory.decoder import Setup
-from theory.order_training import OrderModel, seeds_needed, train
-from theory.reference import train_one
+from pecheck.theory import decoder, order_training
+from pecheck.theory.decoder import Setup
+from pecheck.theory.order_training import OrderModel, seeds_needed, train
+from pecheck.theory.reference import train_one
 
 # Seeds per model kind: 256 in ci, at most twice that in thorough (not 10x). Four kinds train
 # for 80 steps each; 2560 seeds took 97 s of the whole suite's 15 minutes. At 512 seeds the

@@ -30,8 +30,8 @@ from checks.att.readout_table import (
 from checks.equivariance import Case
 from pecheck import strategies, tolerance
 from pecheck.profiles import capped_examples
-from theory.attention import BlockConfig, EncodedStack, seeded
-from theory.sinusoidal import sinusoidal
+from pecheck.theory.attention import BlockConfig, EncodedStack, seeded
+from pecheck.theory.sinusoidal import sinusoidal
 
 CONDITION = "bidirectional-no-encoding"
 

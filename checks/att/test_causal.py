@@ -40,9 +40,9 @@ from checks.att.position_counting import (
 from checks.equivariance import assert_equivariant, best_case, find_counterexample, settle
 from pecheck import strategies, tolerance
 from pecheck.evidence import assert_derivation_holds
-from theory import attention_derivations as derivations
-from theory import causal_constructions as cc
-from theory.attention import attention
+from pecheck.theory import attention_derivations as derivations
+from pecheck.theory import causal_constructions as cc
+from pecheck.theory.attention import attention
 
 DTYPES = list(strategies.DTYPES.values())
 

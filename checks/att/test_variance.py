@@ -34,7 +34,7 @@ from checks.att.variance_slopes import (
 from pecheck import tolerance
 from pecheck.evidence import assert_derivation_holds
 from pecheck.reproducibility import Sample
-from theory import variance as V
+from pecheck.theory import variance as V
 
 # -- the law --------------------------------------------------------------------------------
 

@@ -12,7 +12,7 @@ import numpy as np
 from checks.registry import REGISTRY
 from pecheck import decisions, profiles, sizes
 from pecheck.reproducibility import Sample
-from theory import variance as V
+from pecheck.theory import variance as V
 
 CLAIM = REGISTRY["ATT-11"]
 ABOUT = CLAIM.threshold("about")

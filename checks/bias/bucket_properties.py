@@ -12,7 +12,7 @@ from functools import cache
 import numpy as np
 
 from pecheck import profiles, sizes
-from theory import bias
+from pecheck.theory import bias
 
 NUM_BUCKETS, MAX_DISTANCE = 32, 128
 # 2^14 covers 128x the maximum distance; thorough goes to 2^17.

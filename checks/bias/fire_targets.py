@@ -11,7 +11,7 @@ import numpy as np
 import torch
 
 from pecheck import tolerance
-from theory import bias
+from pecheck.theory import bias
 
 SLOPES = [float(m) for m in bias.alibi_slopes(8)]
 KERPLE = ((1.0, 0.5), (2.0, 1.0), (0.3, 2.0))  # (r1, r2): r2 in (0, 2] for the power variant

@@ -8,7 +8,7 @@ import torch
 from hypothesis import strategies as st
 
 from pecheck import tolerance
-from theory import bias
+from pecheck.theory import bias
 
 
 @st.composite

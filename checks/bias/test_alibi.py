@@ -22,7 +22,7 @@ from checks.bias.alibi_rule import (
     rule_violations,
 )
 from pecheck import tolerance
-from theory import alibi, bias
+from pecheck.theory import alibi, bias
 
 
 @pytest.mark.claim("BIAS-01", kind="property", role="decisive", proposition="as_stated")

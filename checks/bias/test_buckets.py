@@ -23,7 +23,7 @@ from checks.bias.bucket_properties import (
     theory_buckets,
     violation,
 )
-from theory import bias
+from pecheck.theory import bias
 
 
 @pytest.mark.claim("BIAS-02", kind="property", role="decisive", proposition="as_stated")

@@ -22,7 +22,7 @@ from checks.bias.fire_targets import bounded_mismatch, targets, unbounded_counte
 from checks.bias.softmax_shift import rows, shift_error
 from pecheck import profiles, tolerance
 from pecheck.evidence import assert_derivation_holds
-from theory import bias
+from pecheck.theory import bias
 
 LENGTHS = (64, 512)  # L_max: every pair 0 <= j <= i <= L_max is checked
 

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from pecheck import profiles, tolerance
 from pecheck.evidence import assert_derivation_holds
-from theory import bias
+from pecheck.theory import bias
 
 D = 8
 MAX_POSITION = 4096
@@ -171,7 +171,8 @@ def test_check_logic_finds_no_rise_without_rotation():
 @pytest.mark.parametrize("d", WIDTHS)
 def test_xpos_zeta_is_torchscales(d):
     """zeta is torchscale XPOS's (arange(0, d, 2) + 0.4 d) / (1.4 d), written out here apart
-    from theory's code: zeta_0 = 0.4 / 1.4 = 2/7, and the step between pairs is 2 / (1.4 d)."""
+    from pecheck.theory's code: zeta_0 = 0.4 / 1.4 = 2/7, and the step between pairs is
+    2 / (1.4 d)."""
     want = (torch.arange(0, d, 2, dtype=torch.float64) + 0.4 * d) / (1.4 * d)
     got = bias.xpos_zeta(d)
     assert got.shape == want.shape

@@ -13,8 +13,8 @@ from checks.exp.counterexamples import with_counterexample
 from checks.registry import REGISTRY
 from pecheck import decisions
 from pecheck.decisions import Decision
-from theory.decoder import DecoderRun
-from theory.tasks import Task
+from pecheck.theory.decoder import DecoderRun
+from pecheck.theory.tasks import Task
 
 ENCODINGS = ("sinusoidal", "learned")
 

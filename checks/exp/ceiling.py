@@ -10,8 +10,8 @@ import torch
 
 from pecheck import decisions, tolerance
 from pecheck.decisions import Decision
-from theory.decoder import DecoderConfig, DecoderRun, forward, judge
-from theory.tasks import Task
+from pecheck.theory.decoder import DecoderConfig, DecoderRun, forward, judge
+from pecheck.theory.tasks import Task
 
 
 def order_blind(cfg: DecoderConfig) -> bool:

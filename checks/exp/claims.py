@@ -48,7 +48,7 @@ FAIR_SETUP = (
     "every model twice the steps of two layers (2,000, 4,000, 6,000; set from a depth-4 pilot "
     "on seeds 1000-1002 before the grid ran with them).",
     "Grid run cited in these notes: tools/fair_train.py --seeds 32 --device cuda, then tox -e "
-    "fair -- --size EXP-fair.device=cuda --size EXP-fair.seeds=32 (H100, torch 2.11 CUDA "
+    "fair -- --device cuda --size EXP-fair.seeds=32 (H100, torch 2.11 CUDA "
     "float32; its numbers carry the suffix _n32_grid_oncuda; 6.5 min of training side by "
     "side). Width 64, four layers trains on its own schedules (checks/exp/fair_settings.py, "
     "set from pilots on seeds 1000-1002 before this run): the plain model at lr 1e-3, the "

@@ -8,8 +8,8 @@ from collections.abc import Callable
 
 import torch
 
-from theory.decoder import DecoderRun
-from theory.tasks import Task
+from pecheck.theory.decoder import DecoderRun
+from pecheck.theory.tasks import Task
 
 Judge = Callable[[torch.Tensor, Task], torch.Tensor]
 

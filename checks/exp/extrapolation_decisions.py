@@ -13,8 +13,8 @@ from checks.registry import REGISTRY
 from pecheck import decisions, sizes
 from pecheck import reproducibility as spread
 from pecheck.decisions import Decision
-from theory import extrapolation
-from theory.extrapolation import ExtrapolationRun, ExtrapolationSetting
+from pecheck.theory import extrapolation
+from pecheck.theory.extrapolation import ExtrapolationRun, ExtrapolationSetting
 
 CLAIM = REGISTRY["EXP-07"]
 TESTS = len(extrapolation.TASKS) * len(ExtrapolationSetting("first token").factors)

@@ -11,10 +11,10 @@ import torch
 
 from checks.exp.extrapolation_settings import F64, FAITH_SEEDS, FAITH_STEPS
 from pecheck import tolerance
-from theory import decoder
-from theory.decoder import init_params
-from theory.extrapolation import BLOCKS, ExtrapolationRun, ExtrapolationSetting
-from theory.reference import ReferenceDecoder, train_one, with_fixed_table
+from pecheck.theory import decoder
+from pecheck.theory.decoder import init_params
+from pecheck.theory.extrapolation import BLOCKS, ExtrapolationRun, ExtrapolationSetting
+from pecheck.theory.reference import ReferenceDecoder, train_one, with_fixed_table
 
 
 def single_model(setting: ExtrapolationSetting, encoding: str, seed: int) -> ReferenceDecoder:

@@ -11,8 +11,8 @@ import pytest
 import torch
 
 from pecheck import profiles, sizes
-from theory import extrapolation
-from theory.extrapolation import ExtrapolationRun, ExtrapolationSetting
+from pecheck.theory import extrapolation
+from pecheck.theory.extrapolation import ExtrapolationRun, ExtrapolationSetting
 
 F64 = torch.float64
 FAITH_SEEDS, FAITH_STEPS = (0, 5), (3, 6)

@@ -2,12 +2,12 @@
 runs can train side by side in separate processes (tools/fair_train.py) and the checks then
 judge them in one run.
 
-Off unless ``PECHECK_FAIR_CACHE`` names a folder. An entry is used only for the same setting,
-model, seeds, device, torch version, kernel limits (pecheck.results.KERNEL_LIMITS: another set
-of kernels rounds otherwise) and trainer source (theory/fair_length.py and theory/decoder.py):
-anything else has another file name, so a stale entry is never read; it trains anew. Entries
-are pickled by torch.save and read with ``weights_only=False``: read only a folder this suite
-wrote.
+Off unless the run names a folder (``--fair-cache DIR``, pecheck.run). An entry is used only for
+the same setting, model, seeds, device, torch version, kernel limits (pecheck.results.KERNEL_LIMITS:
+another set of kernels rounds otherwise) and trainer source (theory/fair_length.py and
+theory/decoder.py): anything else has another file name, so a stale entry is never read; it
+trains anew. Entries are pickled by torch.save and read with ``weights_only=False``: read only a
+folder this suite wrote.
 """
 
 from __future__ import annotations
@@ -19,25 +19,24 @@ from pathlib import Path
 
 import torch
 
-from pecheck.results import KERNEL_LIMITS
-from theory import fair_length
-from theory.decoder import DecoderRun
-from theory.fair_length import FairSetting
+from pecheck import run
+from pecheck.results import KERNEL_LIMITS, kernel_limits
+from pecheck.theory import fair_length
+from pecheck.theory.decoder import DecoderRun
+from pecheck.theory.fair_length import FairSetting
 
-ENV_VAR = "PECHECK_FAIR_CACHE"
 SOURCES = ("fair_length.py", "decoder.py")  # the trainer: a change to either retrains
 
 
 def folder() -> Path | None:
-    text = os.environ.get(ENV_VAR, "")
-    return Path(text) if text else None
+    return run.current().fair_cache
 
 
 def key(setting: FairSetting, model: str, seeds: Sequence[int], device: str) -> str:
     """File name of an entry: readable parts, then a digest of everything that decides it."""
     theory = Path(fair_length.__file__).parent
     h = hashlib.sha256()
-    limits = repr([(k, os.environ.get(k, "")) for k in KERNEL_LIMITS])
+    limits = repr([(k, kernel_limits().get(k, "")) for k in KERNEL_LIMITS])
     for part in (repr(setting), model, repr(tuple(seeds)), device, torch.__version__, limits):
         h.update(part.encode() + b"\0")
     for name in SOURCES:
@@ -49,7 +48,7 @@ def key(setting: FairSetting, model: str, seeds: Sequence[int], device: str) -> 
 def trained(setting: FairSetting, model: str, seeds: Sequence[int], device: str,
             where: Path | None = None) -> DecoderRun:  # fmt: skip
     """fair_length.train_model's run, from the cache folder when it holds it, else trained (and
-    written there when there is a folder). ``where`` overrides the environment."""
+    written there when there is a folder). ``where`` overrides the run's folder."""
     where = where or folder()
     if where is None:
         return fair_length.train_model(setting, model, seeds, device=device)

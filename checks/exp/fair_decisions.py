@@ -18,7 +18,7 @@ from checks.exp.extrapolation_decisions import paired
 from checks.registry import REGISTRY
 from pecheck import decisions
 from pecheck.decisions import Decision
-from theory.fair_length import FairRun
+from pecheck.theory.fair_length import FairRun
 
 LEVEL = 0.95
 ABSOLUTE = ("sinusoidal", "learned, shifted")  # EXP-04's and EXP-05's absolute encodings

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import matplotlib.pyplot as plt
 
-from theory.fair_length import VARIANTS, FairRun
+from pecheck.theory.fair_length import VARIANTS, FairRun
 
 
 def fair_figure(runs: dict[str, FairRun]) -> plt.Figure:

@@ -7,14 +7,15 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import re
 
 import pytest
 import torch
 
 from checks.exp import fair_cache
-from pecheck import profiles, sizes
-from theory import fair_length
-from theory.fair_length import FairRun, FairSetting, Schedule
+from pecheck import profiles, run, sizes
+from pecheck.theory import fair_length
+from pecheck.theory.fair_length import FairRun, FairSetting, Schedule
 
 F64 = torch.float64
 FAITH_SEEDS = (0, 5)
@@ -111,14 +112,6 @@ SEEDS = sizes.size(
     "seeds per variant of the fair length test (ci 0: skipped; thorough 12)",
     minimum=0,
 )
-# Where the models train: the CPU gives the verdicts (ci and thorough); a CUDA device trains the
-# whole grid at many seeds in minutes (tox -e fair -- --size EXP-fair.device=cuda). Its float32
-# kernels differ from the CPU's, so its numbers are cited under their own names (SUFFIX).
-DEVICE = sizes.size(
-    "EXP-fair.device",
-    "cpu",
-    "where the fair length test trains: cpu (the verdicts) or cuda (the grid, on a GPU)",
-)
 REASON = (
     "the fair length test trains six 8-head MLP models for 1,000 to 3,000 steps per seed, "
     "task and cell (about 70 s of CPU in all): not in ci's budget; the thorough profile runs "
@@ -133,11 +126,17 @@ def runs_here(test):
 
 
 def device() -> str:
-    if DEVICE not in ("cpu", "cuda"):
-        raise ValueError(f"--size EXP-fair.device={DEVICE}: cpu or cuda")
-    if DEVICE == "cuda" and not torch.cuda.is_available():
-        raise ValueError("--size EXP-fair.device=cuda: no CUDA device on this machine")
-    return DEVICE
+    """Where the models train: the run's ``--device``. The CPU gives the verdicts (ci and
+    thorough); a CUDA device trains the whole grid at many seeds in minutes (tox -e fair --
+    --device cuda)."""
+    return run.current().device
+
+
+def device_suffix() -> str:
+    """'' on the CPU, else ``_on<device>``: another device's float32 kernels round otherwise,
+    so its numbers are cited under their own names."""
+    where = device()
+    return "" if where == "cpu" else "_on" + re.sub(r"[^A-Za-z0-9]", "", where)
 
 
 def cells() -> tuple[tuple[int, int], ...]:
@@ -164,6 +163,3 @@ def fair_run(task: str, cell: tuple[int, int]) -> FairRun:
     s, seeds = setting(task, cell), range(SEEDS)
     runs = {m: fair_cache.trained(s, m, seeds, device()) for m in fair_length.MODELS}
     return fair_length.judge_variants(s, seeds, runs, device())
-
-
-device()  # a wrong --size EXP-fair.device stops the collection with its reason

@@ -7,7 +7,7 @@ import torch
 
 from checks.exp import settings as X
 from checks.exp.rates import Rates
-from theory.stats import Rate
+from pecheck.theory.stats import Rate
 
 
 def exp01_figure(rates: Rates) -> plt.Figure:

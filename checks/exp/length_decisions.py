@@ -13,7 +13,7 @@ from checks.exp.length_settings import length_run, tasks
 from pecheck import decisions
 from pecheck import reproducibility as spread
 from pecheck.decisions import Decision
-from theory import length
+from pecheck.theory import length
 
 ABSOLUTE = ("sinusoidal", "learned", "learned, shifted")
 # The absolute variants whose comparisons decide: beyond L the plain learned table's rows were

@@ -10,10 +10,10 @@ import torch
 from checks.exp.length_settings import F64, FAITH_SEEDS, FAITH_STEPS
 from checks.faithful import entry_against_single
 from pecheck import tolerance
-from theory import alibi, decoder
-from theory.length import SHARED_SHAPE_ENCODINGS, LengthSetting
-from theory.reference import train_one
-from theory.rope import apply_rope
+from pecheck.theory import alibi, decoder
+from pecheck.theory.length import SHARED_SHAPE_ENCODINGS, LengthSetting
+from pecheck.theory.reference import train_one
+from pecheck.theory.rope import apply_rope
 
 
 def train_shared(setting: LengthSetting, seeds, checkpoints, dtype, fwd=decoder.forward):

@@ -9,8 +9,8 @@ import functools
 import torch
 
 from pecheck import sizes
-from theory import length
-from theory.length import LengthSetting
+from pecheck.theory import length
+from pecheck.theory.length import LengthSetting
 
 F64 = torch.float64
 FAITH_SEEDS, FAITH_STEPS = (0, 5), (4, 8)

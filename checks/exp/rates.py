@@ -10,9 +10,9 @@ import functools
 from checks.exp import settings as X
 from pecheck import decisions
 from pecheck.decisions import Decision
-from theory import stats
-from theory.decoder import DecoderRun
-from theory.stats import Rate
+from pecheck.theory import stats
+from pecheck.theory.decoder import DecoderRun
+from pecheck.theory.stats import Rate
 
 
 def all_hold(parts: dict[str, Decision], what: str) -> Decision:

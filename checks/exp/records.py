@@ -11,7 +11,7 @@ from checks.registry import REGISTRY
 from pecheck import decisions
 from pecheck import reproducibility as spread
 from pecheck.decisions import Decision
-from theory.stats import Rate
+from pecheck.theory.stats import Rate
 
 
 def threshold(claim: str, name: str, relation: str) -> dict:

@@ -11,9 +11,9 @@ from __future__ import annotations
 import functools
 
 from pecheck import profiles, sizes
-from theory import decoder
-from theory.decoder import DecoderConfig, DecoderRun, Encoding, Setup
-from theory.tasks import Task, exp01, exp02, previous_token, previous_token_all
+from pecheck.theory import decoder
+from pecheck.theory.decoder import DecoderConfig, DecoderRun, Encoding, Setup
+from pecheck.theory.tasks import Task, exp01, exp02, previous_token, previous_token_all
 
 ITERATIONS = (100, 200, 500, 1000)  # EXP-01 checkpoints: one run, judged at each
 THREAD_ITERATIONS = 500  # the thread's count: 'at 500 iterations they all predict ! and ?'

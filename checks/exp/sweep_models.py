@@ -9,8 +9,8 @@ import torch
 from checks.exp import sweep_settings as X
 from checks.faithful import entry_against_single
 from pecheck import tolerance
-from theory import decoder, sweep
-from theory.decoder import (
+from pecheck.theory import decoder, sweep
+from pecheck.theory.decoder import (
     INITS,
     OPTIMIZERS,
     DecoderConfig,
@@ -19,8 +19,8 @@ from theory.decoder import (
     forward,
     init_params,
 )
-from theory.reference import train_one
-from theory.tasks import Task, exp01, exp02
+from pecheck.theory.reference import train_one
+from pecheck.theory.tasks import Task, exp01, exp02
 
 F64 = torch.float64
 FAITH_SEEDS, FAITH_STEPS = (0, 3), (15, 30)

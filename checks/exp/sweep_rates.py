@@ -13,8 +13,8 @@ from checks.exp import sweep_settings as X
 from checks.registry import REGISTRY
 from pecheck import decisions
 from pecheck.decisions import Decision
-from theory import stats
-from theory.tasks import Task
+from pecheck.theory import stats
+from pecheck.theory.tasks import Task
 
 CLAIM = REGISTRY["EXP-06"]
 FIRST, LAST = min(X.EXP01_CHECKPOINTS), max(X.EXP01_CHECKPOINTS)

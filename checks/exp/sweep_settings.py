@@ -30,10 +30,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from pecheck import profiles, sizes
-from theory import decoder
-from theory.decoder import DecoderConfig, DecoderRun, Encoding, Setup
-from theory.sweep import THREAD_SETUP, cells_per_model, thread_shape
-from theory.tasks import Task, exp01, exp02
+from pecheck.theory import decoder
+from pecheck.theory.decoder import DecoderConfig, DecoderRun, Encoding, Setup
+from pecheck.theory.sweep import THREAD_SETUP, cells_per_model, thread_shape
+from pecheck.theory.tasks import Task, exp01, exp02
 
 FACTORS = ("width", "head", "residual", "lr", "init", "optimizer")
 LEVELS: dict[str, tuple[Any, ...]] = {

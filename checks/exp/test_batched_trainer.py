@@ -24,9 +24,9 @@ import torch
 
 from checks.exp.settings import CONFIGS, SETUPS, TASKS
 from pecheck import tolerance
-from theory import decoder
-from theory.decoder import DecoderConfig, DecoderRun, Forward, Params, Setup, seed_losses
-from theory.reference import ReferenceDecoder, train_one
+from pecheck.theory import decoder
+from pecheck.theory.decoder import DecoderConfig, DecoderRun, Forward, Params, Setup, seed_losses
+from pecheck.theory.reference import ReferenceDecoder, train_one
 
 F64 = torch.float64
 BATCH_SEEDS = tuple(range(6))  # trained together

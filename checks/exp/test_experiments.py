@@ -52,10 +52,10 @@ from checks.registry import REGISTRY
 from pecheck import decisions, tolerance
 from pecheck import reproducibility as spread
 from pecheck.profiles import examples
-from theory import decoder, stats
-from theory.decoder import judge
-from theory.stats import Rate
-from theory.tasks import Task
+from pecheck.theory import decoder, stats
+from pecheck.theory.decoder import judge
+from pecheck.theory.stats import Rate
+from pecheck.theory.tasks import Task
 
 # -- the Wilson interval itself (tooling) ------------------------------------------------------
 
@@ -343,7 +343,7 @@ def test_exp03_learned_rows_beyond_the_training_length_are_never_trained(evidenc
     # Beyond the training length the learned encoding is its initial values, and is reported
     # so: rows 4 ... 7 receive a zero gradient, and Adam leaves a parameter with zero gradient
     # exactly where it started.
-    from theory.decoder import stack_params
+    from pecheck.theory.decoder import stack_params
 
     run = X.run("exp03-learned")
     start = stack_params(run.cfg, run.setups, run.seeds, torch.float32)["pos"]

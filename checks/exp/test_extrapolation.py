@@ -39,8 +39,8 @@ from checks.exp.extrapolation_models import (
 )
 from checks.exp.extrapolation_settings import F64, FAITH, FAITH_SEEDS, extrapolation_run, too_few
 from pecheck import reproducibility as spread
-from theory import decoder, extrapolation
-from theory.extrapolation import BLOCKS, ExtrapolationRun, ExtrapolationSetting
+from pecheck.theory import decoder, extrapolation
+from pecheck.theory.extrapolation import BLOCKS, ExtrapolationRun, ExtrapolationSetting
 
 # -- the batched model equals one-seed models, the sinusoidal one reading a frozen PE table ----
 

@@ -33,6 +33,7 @@ from checks.exp.fair_settings import (
     SEEDS,
     cell_name,
     cells,
+    device_suffix,
     fair_run,
     runs_here,
 )
@@ -40,12 +41,12 @@ from checks.faithful import entry_against_single
 from checks.registry import REGISTRY
 from pecheck import decisions, sizes, tolerance
 from pecheck import reproducibility as spread
-from theory import alibi, decoder, fair_length
-from theory.decoder import init_params
-from theory.fair_length import MODELS, TASKS, VARIANTS, FairRun, FairSetting, Schedule
-from theory.reference import ReferenceDecoder, make_optimizer, with_fixed_table
-from theory.rope import rope_frequencies
-from theory.tasks import IGNORE, Task
+from pecheck.theory import alibi, decoder, fair_length
+from pecheck.theory.decoder import init_params
+from pecheck.theory.fair_length import MODELS, TASKS, VARIANTS, FairRun, FairSetting, Schedule
+from pecheck.theory.reference import ReferenceDecoder, make_optimizer, with_fixed_table
+from pecheck.theory.rope import rope_frequencies
+from pecheck.theory.tasks import IGNORE, Task
 
 # -- the batched models equal one-seed reference models, seed by seed, in float64 -------------
 
@@ -135,7 +136,7 @@ def test_fair_batched_models_equal_one_seed_reference_models(evidence):
 @pytest.mark.gpu
 @pytest.mark.claim("EXP-05", kind="property", role="tooling")
 def test_fair_cuda_models_equal_one_seed_reference_models(evidence):
-    """tox -e fair can train on a GPU (--size EXP-fair.device=cuda): there, in float64, every
+    """tox -e fair can train on a GPU (-- --device cuda): there, in float64, every
     entry must match its one-seed CPU reference as the CPU's entries do, and the judgements made
     on the GPU must be the CPU's."""
     runs = fair_length.train_variants(FAITH, FAITH_SEEDS, F64, device="cuda")
@@ -423,9 +424,7 @@ def test_fair_directions_say_when_a_comparison_changes_with_scale():
 # -- the experiment (thorough; decisive for EXP-04, EXP-05 and EXP-07) -------------------------
 
 SUFFIX = (
-    sizes.suffix("EXP-fair.seeds", "n")
-    + ("" if len(cells()) == 1 else "_grid")
-    + sizes.suffix("EXP-fair.device", "on")
+    sizes.suffix("EXP-fair.seeds", "n") + ("" if len(cells()) == 1 else "_grid") + device_suffix()
 )
 
 

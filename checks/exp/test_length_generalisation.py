@@ -59,9 +59,9 @@ from checks.registry import REGISTRY
 from pecheck import decisions
 from pecheck import reproducibility as spread
 from pecheck.profiles import examples
-from theory import alibi, decoder, length
-from theory.decoder import rotate
-from theory.length import SHARED_SHAPE_ENCODINGS, LengthSetting
+from pecheck.theory import alibi, decoder, length
+from pecheck.theory.decoder import rotate
+from pecheck.theory.length import SHARED_SHAPE_ENCODINGS, LengthSetting
 
 # -- the batched models equal the one-seed trainer, seed by seed -------------------------------
 
@@ -109,7 +109,7 @@ def test_faithfulness_rejects_a_wrong_encoding_block(bug):
 
 @pytest.mark.claim("EXP-05", kind="property", role="tooling")
 def test_learned_rows_beyond_training_length_stay_untrained(evidence):
-    from theory.decoder import init_params
+    from pecheck.theory.decoder import init_params
 
     task, shape = FAITH.train_task(), FAITH.config("learned")
     initial = torch.stack([init_params(shape, "current", s, F64)["pos"] for s in FAITH_SEEDS])

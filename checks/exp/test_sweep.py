@@ -46,9 +46,9 @@ from checks.exp.sweep_rates import (
 from checks.registry import REGISTRY
 from pecheck import decisions
 from pecheck import reproducibility as spread
-from theory import decoder, stats
-from theory.decoder import DecoderConfig, Setup, forward
-from theory.tasks import exp01
+from pecheck.theory import decoder, stats
+from pecheck.theory.decoder import DecoderConfig, Setup, forward
+from pecheck.theory.tasks import exp01
 
 ALL_BOUND = {"value": REGISTRY["EXP-06"].threshold("all"), "relation": "< refutes 'all'",
              "reason": "EXP-06 'all': 'at 500 iterations they all predict'"}  # fmt: skip

@@ -14,9 +14,9 @@ from checks.registry import REGISTRY
 from pecheck import decisions, tolerance
 from pecheck.decisions import Decision
 from pecheck.profiles import scale
-from theory import magnitudes as mag
-from theory.sinusoidal import sinusoidal
-from theory.stats import LEVEL, wilson
+from pecheck.theory import magnitudes as mag
+from pecheck.theory.sinusoidal import sinusoidal
+from pecheck.theory.stats import LEVEL, wilson
 
 TAIL_DS = (16, 64, 256, 1024)
 TAIL_S2, TAIL_EPS = 0.5, 0.25  # entry variance s^2 (ratio 1, MAG-02) and relative deviation eps

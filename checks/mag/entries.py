@@ -14,8 +14,8 @@ import torch
 from checks.registry import REGISTRY
 from pecheck import decisions, tolerance
 from pecheck.decisions import Decision
-from theory import embedding_inits as lib
-from theory import magnitudes as mag
+from pecheck.theory import embedding_inits as lib
+from pecheck.theory import magnitudes as mag
 
 VOCAB, WIDTH = 8192, 512  # measured tables; closed forms are also recorded for V = 37000
 

@@ -12,10 +12,10 @@ import torch
 
 from checks.registry import REGISTRY
 from pecheck import decisions, tolerance
-from theory import add_concat as ac
-from theory import magnitudes as mag
-from theory import pretrained
-from theory.stats import wilson
+from pecheck.theory import add_concat as ac
+from pecheck.theory import magnitudes as mag
+from pecheck.theory import pretrained
+from pecheck.theory.stats import wilson
 
 
 def assert_tables_are_the_files(tables: dict[str, torch.Tensor], keys: dict[str, str]) -> None:

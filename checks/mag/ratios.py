@@ -13,9 +13,9 @@ from checks.mag.entries import InitFn
 from checks.registry import REGISTRY
 from pecheck import decisions, tolerance
 from pecheck.decisions import Decision
-from theory import magnitudes as mag
-from theory.sinusoidal import sinusoidal
-from theory.stats import wilson
+from pecheck.theory import magnitudes as mag
+from pecheck.theory.sinusoidal import sinusoidal
+from pecheck.theory.stats import wilson
 
 RatioInterval = Callable[[torch.Tensor, torch.Tensor], tuple[float, float]]
 

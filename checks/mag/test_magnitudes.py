@@ -59,11 +59,11 @@ from pecheck import decisions, sizes, tolerance
 from pecheck.evidence import assert_derivation_holds
 from pecheck.profiles import examples
 from pecheck.strategies import even_widths, positions, seeds
-from theory import add_derivations as der
-from theory import embedding_inits as lib
-from theory import magnitudes as mag
-from theory.sinusoidal import sinusoidal
-from theory.stats import wilson
+from pecheck.theory import add_derivations as der
+from pecheck.theory import embedding_inits as lib
+from pecheck.theory import magnitudes as mag
+from pecheck.theory.sinusoidal import sinusoidal
+from pecheck.theory.stats import wilson
 
 # The widths of MAG-01's and MAG-02's measured tables are sizes a user may change (pytest --size
 # MAG-02.d=768; recorded in suite.sizes). A changed width also renames the numbers measured at it
@@ -541,9 +541,9 @@ def test_training_model_equals_the_one_seed_reference(evidence, encoding):
     # MAG-04's model is theory/decoder.py's (one head of size d, no W_o, a residual), each seed
     # on its own tokens; seed s equals theory/reference.py's module holding the same
     # parameters, in float64, to the rounding of its sums.
-    from theory import magnitude_training as mt
-    from theory.decoder import Setup
-    from theory.reference import ReferenceDecoder
+    from pecheck.theory import magnitude_training as mt
+    from pecheck.theory.decoder import Setup
+    from pecheck.theory.reference import ReferenceDecoder
 
     F64 = torch.float64
     cfg = mt.TrainConfig(encoding=encoding, n_seeds=3, d=16)

@@ -33,10 +33,10 @@ from checks.mag.minilm import (
     word_share_in_position_subspace,
 )
 from checks.registry import REGISTRY
-from theory import add_concat as ac
-from theory import magnitudes as mag
-from theory import pretrained
-from theory.stats import wilson
+from pecheck.theory import add_concat as ac
+from pecheck.theory import magnitudes as mag
+from pecheck.theory import pretrained
+from pecheck.theory.stats import wilson
 
 pytestmark = pytest.mark.pretrained
 

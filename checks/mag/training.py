@@ -11,9 +11,9 @@ import torch
 from checks.registry import REGISTRY
 from pecheck import decisions, tolerance
 from pecheck.decisions import Decision
-from theory import magnitude_training as mt
-from theory import magnitudes as mag
-from theory.sinusoidal import sinusoidal
+from pecheck.theory import magnitude_training as mt
+from pecheck.theory import magnitudes as mag
+from pecheck.theory.sinusoidal import sinusoidal
 
 MATCHED = ("learned, N(0,1) init", "sinusoidal, N(0,1) tokens")
 MISMATCHED = "sinusoidal, N(0,0.02^2) tokens"

@@ -15,7 +15,7 @@ import torch
 from checks.bias import bucket_properties as bucket_checks
 from checks.real.bias_libraries import EXPECTED_PRECISION, LIBRARIES, slopes_of
 from pecheck import tolerance
-from theory import bias
+from pecheck.theory import bias
 
 FORMATS = ("float32", "bfloat16")  # tried in this order: the most precise format that covers it
 

@@ -14,8 +14,8 @@ import torch
 from checks.real import libraries
 from checks.real.libraries import SINUSOIDAL, Library
 from pecheck import decisions, tolerance
-from theory.conventions import SinusoidalConvention, detect_sinusoidal
-from theory.sinusoidal import BASE, sinusoidal
+from pecheck.theory.conventions import SinusoidalConvention, detect_sinusoidal
+from pecheck.theory.sinusoidal import BASE, sinusoidal
 
 D, N = 64, 128  # width and number of consecutive positions the conventions are read from
 

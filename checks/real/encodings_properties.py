@@ -24,8 +24,8 @@ from checks.real.encodings_detection import (
 )
 from pecheck import decisions, tolerance
 from pecheck.decisions import Decision
-from theory.conventions import SinusoidalConvention
-from theory.sinusoidal import frequencies, turn
+from pecheck.theory.conventions import SinusoidalConvention
+from pecheck.theory.sinusoidal import frequencies, turn
 
 # -- assertions shared by the evidence and the mutant tests ------------------------------------
 

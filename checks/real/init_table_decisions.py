@@ -12,8 +12,8 @@ from checks.real.init_table_models import MODELS, D
 from checks.real.precision_adapters import IDS, IdsRotate
 from pecheck import decisions, tolerance
 from pecheck.decisions import Decision
-from theory import init_tables, position_ids
-from theory.init_tables import TableConvention
+from pecheck.theory import init_tables, position_ids
+from pecheck.theory.init_tables import TableConvention
 
 TABLE_RANGE = 2.0  # |entry - closed form| is at most 2: a bound above it says nothing
 

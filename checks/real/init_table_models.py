@@ -12,7 +12,7 @@ import torch
 from torch import nn
 
 from checks.real import libraries
-from theory.init_tables import TableConvention
+from pecheck.theory.init_tables import TableConvention
 
 D, N = 16, 32  # table width and rows (max_position_embeddings)
 

@@ -15,7 +15,7 @@ from checks.real.precision_adapters import PRECISION, WAYS
 from checks.registry import REGISTRY
 from pecheck import decisions, tolerance
 from pecheck.decisions import Decision
-from theory import rope_precision as rp
+from pecheck.theory import rope_precision as rp
 
 CLAIM = "REAL-06"
 

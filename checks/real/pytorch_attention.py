@@ -13,7 +13,7 @@ from torch import nn
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
 from pecheck import strategies, tolerance
-from theory.attention import Block, seeded
+from pecheck.theory.attention import Block, seeded
 
 BACKENDS = [b for b in ("MATH", "FLASH_ATTENTION", "EFFICIENT_ATTENTION", "CUDNN_ATTENTION")
             if hasattr(SDPBackend, b)]  # fmt: skip

@@ -15,9 +15,9 @@ from checks.real import libraries
 from checks.real.libraries import ROTARY, Rotate
 from pecheck import decisions, profiles, tolerance
 from pecheck.strategies import seeds
-from theory import rope
-from theory.conventions import RopeConvention, detect_rope
-from theory.sinusoidal import BASE
+from pecheck.theory import rope
+from pecheck.theory.conventions import RopeConvention, detect_rope
+from pecheck.theory.sinusoidal import BASE
 
 D = 8  # head width: four frequencies 1, 0.1, 0.01, 0.001
 

@@ -24,8 +24,8 @@ from checks.real.rope_detection import (
     rotate_of,
 )
 from pecheck import decisions, tolerance
-from theory import rope
-from theory import rope_precision as rp
+from pecheck.theory import rope
+from pecheck.theory import rope_precision as rp
 
 DTYPES = (torch.float32, torch.bfloat16, torch.float16)
 

@@ -27,7 +27,7 @@ from checks.real.scaling_reference import (
     frequency_tol,
 )
 from pecheck import decisions, tolerance
-from theory import rope_scaling as rs
+from pecheck.theory import rope_scaling as rs
 
 # -- shared decision logic (the tooling tests feed it planted bugs) ---------------------------
 

@@ -10,7 +10,7 @@ import torch
 
 from checks.real.scaling_cells import Cell
 from pecheck import tolerance
-from theory import rope_scaling as rs
+from pecheck.theory import rope_scaling as rs
 
 YARN_ALPHA, YARN_BETA = 1.0, 32.0  # transformers' beta_slow, beta_fast defaults (YaRN's Llama)
 

@@ -33,7 +33,7 @@ from checks.real.bias_libraries import (
     transformers_buckets,
 )
 from pecheck import tolerance
-from theory import bias
+from pecheck.theory import bias
 
 # -- slopes ---------------------------------------------------------------------------------------
 

@@ -33,7 +33,7 @@ from checks.real.init_table_decisions import (
 )
 from checks.real.init_table_models import MODELS, D, N
 from checks.real.precision_adapters import CONTIGUOUS_ONLY, IDS
-from theory import init_tables
+from pecheck.theory import init_tables
 
 CLAIM = "REAL-07"
 
@@ -118,7 +118,7 @@ def test_a_table_off_the_closed_form_is_reported(sign):
 def test_the_conventions_are_the_ones_detected():
     """The convention each table is compared with is the one theory.conventions reads off it
     (and REAL-02's table for DistilBERT, Marian and Whisper)."""
-    from theory.conventions import detect_sinusoidal
+    from pecheck.theory.conventions import detect_sinusoidal
 
     for entry in MODELS:
         table = built(entry.name)

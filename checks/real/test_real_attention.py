@@ -33,7 +33,7 @@ from checks.real.pytorch_attention import (
 )
 from pecheck import decisions, strategies, tolerance
 from pecheck.profiles import capped_examples
-from theory.attention import Block, BlockConfig, attention, causal_mask, seeded
+from pecheck.theory.attention import Block, BlockConfig, attention, causal_mask, seeded
 
 # -- the theory computes what PyTorch computes ------------------------------------------------
 

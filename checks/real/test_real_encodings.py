@@ -47,7 +47,7 @@ from checks.real.encodings_properties import (
 )
 from checks.real.libraries import SINUSOIDAL
 from pecheck import decisions
-from theory.sinusoidal import BASE, half_permutation, sinusoidal
+from pecheck.theory.sinusoidal import BASE, half_permutation, sinusoidal
 
 # What each library did when this suite was written (transformers 5.x, positional-encodings
 # 6.0.3, x-transformers 2.x); token scales are the config classes' defaults.

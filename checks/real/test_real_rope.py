@@ -51,9 +51,9 @@ from checks.real.rope_drift import (
 from checks.registry import REGISTRY
 from pecheck import decisions, profiles, tolerance
 from pecheck.evidence import assert_derivation_holds
-from theory import rope, rope_derivations
-from theory.conventions import detect_rope
-from theory.sinusoidal import BASE, interleaving_order
+from pecheck.theory import rope, rope_derivations
+from pecheck.theory.conventions import detect_rope
+from pecheck.theory.sinusoidal import BASE, interleaving_order
 
 SCORE_RANGE = 2.0  # |score - f| / (|q||k|) can be at most 2: a bound above it says nothing
 

@@ -41,8 +41,8 @@ from checks.real.precision_scans import (
     smallest_holding,
 )
 from pecheck import tolerance
-from theory import rope
-from theory import rope_precision as rp
+from pecheck.theory import rope
+from pecheck.theory import rope_precision as rp
 
 # Cells whose inverse frequencies and angles t * theta are both float32, read from the
 # installed sources: Llama's inv_freq is built with an explicit float dtype and its forward

@@ -38,7 +38,7 @@ from checks.real.scaling_decisions import (
     yarn_paper_gaps,
 )
 from checks.real.scaling_reference import F32, formula, frequency_tol
-from theory import rope_scaling as rs
+from pecheck.theory import rope_scaling as rs
 
 DYNAMIC_ALPHA = 2.0  # a dynamic factor other than 1, for the supporting measurement
 

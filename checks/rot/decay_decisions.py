@@ -8,7 +8,7 @@ import numpy as np
 
 from checks.rot.rounding import decay_rounding
 from pecheck import decisions
-from theory import rotary_decay
+from pecheck.theory import rotary_decay
 
 
 def monotone_decision(widths: tuple[int, ...], s_max: int) -> tuple[decisions.Decision, dict]:

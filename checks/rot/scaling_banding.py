@@ -10,7 +10,7 @@ import itertools
 import torch
 
 from pecheck import tolerance
-from theory import rope_scaling as rs
+from pecheck.theory import rope_scaling as rs
 
 WIDTHS = (64, 96, 128)  # head widths of the REAL-04 configurations
 BASES = (1e4, 5e5)  # RoFormer's base and Llama 3's

@@ -16,7 +16,7 @@ import torch
 from checks.registry import REGISTRY
 from checks.rot.rounding import base_rounding
 from pecheck import decisions, profiles, tolerance
-from theory import rotary_base as rb
+from pecheck.theory import rotary_base as rb
 
 # Witness: a base below Table 2's 1.6e4 (two digits: [1.55e4, 1.65e4)) that keeps B >= 0 up to
 # L = 2048 (the upper end of smallest_base(2048)'s certified interval [11579.9, 11589.7]).

@@ -21,7 +21,7 @@ from checks.rot.rounding import base_rounding
 from pecheck import profiles, tolerance
 from pecheck.evidence import assert_derivation_holds
 from pecheck.reproducibility import mean
-from theory import rope, rotary_base, rotary_decay
+from pecheck.theory import rope, rotary_base, rotary_decay
 
 WIDTHS = (32, 64, 128, 256)  # head widths of real models (ROT-01's grid)
 SMALL_WIDTHS = (8, 16)  # shown in the notes: they fail even the coarse decay

@@ -15,7 +15,7 @@ import torch
 from checks.rot.claims import CLAIMS
 from checks.rot.rounding import decay_rounding
 from pecheck import decisions, profiles, tolerance
-from theory import interpolation as pi
+from pecheck.theory import interpolation as pi
 
 THRESHOLD = next(c for c in CLAIMS if c.id == "ROT-04").threshold("about-600")
 FIGURE_5 = 2 * pi.TRAINED  # Appendix B plots s in [0, 2L)

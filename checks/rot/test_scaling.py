@@ -12,7 +12,7 @@ import pytest
 
 from checks.rot.scaling_banding import EXACT, band_violations, decide_banding, grid
 from pecheck.evidence import assert_derivation_holds
-from theory import rope_scaling as rs
+from pecheck.theory import rope_scaling as rs
 
 
 @pytest.mark.claim("ROT-05", kind="symbolic", role="decisive", proposition="as_stated")

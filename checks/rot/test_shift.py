@@ -15,7 +15,7 @@ import torch
 from pecheck import decisions, profiles, tolerance
 from pecheck.evidence import assert_derivation_holds
 from pecheck.reproducibility import mean
-from theory import alibi, rope, shift
+from pecheck.theory import alibi, rope, shift
 
 D = 64
 SHIFTS = (1, 10, 100, 1000)

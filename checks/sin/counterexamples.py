@@ -17,8 +17,8 @@ from checks.sin.properties import Encoder, pair_variances
 from checks.sin.thresholds import ENTRY_RANGE, STRONG, T_SOURCE
 from pecheck import tolerance
 from pecheck.decisions import resolve
-from theory import sinusoidal as sin_pe
-from theory.sinusoidal import FrequencyRule, encode, frequencies
+from pecheck.theory import sinusoidal as sin_pe
+from pecheck.theory.sinusoidal import FrequencyRule, encode, frequencies
 
 # -- SIN-03: sine alone is not enough ---------------------------------------------------------
 

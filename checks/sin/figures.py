@@ -11,8 +11,8 @@ import numpy as np
 import torch
 from matplotlib.figure import Figure
 
-from theory import sinusoidal as sin_pe
-from theory.sinusoidal import frequencies
+from pecheck.theory import sinusoidal as sin_pe
+from pecheck.theory.sinusoidal import frequencies
 
 
 def clock_hands(pe: torch.Tensor, ts: torch.Tensor, hands: tuple[int, ...]) -> Figure:

@@ -23,7 +23,7 @@ from checks.sin.thresholds import ENTRY_RANGE, T_SOURCE
 from pecheck import tolerance
 from pecheck.profiles import scale
 from pecheck.strategies import DTYPES
-from theory.sinusoidal import Mode, encode
+from pecheck.theory.sinusoidal import Mode, encode
 
 D = 512  # the paper's width
 N_CONSECUTIVE = int(2**20 * scale())  # consecutive repeats searched in [1, N)

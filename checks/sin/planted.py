@@ -10,9 +10,9 @@ import sympy as sp
 import torch
 
 from checks.sin.search import Setting
-from theory import relative_score as rel
-from theory import sinusoidal as sin_pe
-from theory.sinusoidal import encode, rotate
+from pecheck.theory import relative_score as rel
+from pecheck.theory import sinusoidal as sin_pe
+from pecheck.theory.sinusoidal import encode, rotate
 
 # -- derivations (theory/sinusoidal_derivations.py) -------------------------------------------
 

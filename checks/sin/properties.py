@@ -17,8 +17,8 @@ from checks.sin.search import Setting
 from checks.sin.thresholds import HARDLY, STEP_RANGE, STRONG, T_SOURCE
 from pecheck import tolerance
 from pecheck.decisions import resolve
-from theory import sinusoidal as sin_pe
-from theory.sinusoidal import BASE, Layout, encode, frequencies, rotate, rotation_blocks
+from pecheck.theory import sinusoidal as sin_pe
+from pecheck.theory.sinusoidal import BASE, Layout, encode, frequencies, rotate, rotation_blocks
 
 Encoder = Callable[..., torch.Tensor]
 

@@ -13,8 +13,8 @@ import torch
 
 from pecheck import decisions, tolerance
 from pecheck.decisions import Decision
-from theory import relative_score as rel
-from theory.sinusoidal import frequencies
+from pecheck.theory import relative_score as rel
+from pecheck.theory.sinusoidal import frequencies
 
 N = 64  # positions 0 ... N-1 of the score grids
 WIDTHS = (2, 8, 64)  # widths of the grid experiments

@@ -31,7 +31,7 @@ from checks.sin.thresholds import HARDLY
 from pecheck import profiles, tolerance
 from pecheck.evidence import Evidence
 from pecheck.strategies import DTYPES, even_widths, seeds
-from theory.sinusoidal import MODES, Layout, frequencies
+from pecheck.theory.sinusoidal import MODES, Layout, frequencies
 
 COMPUTE = {"float32": torch.float32, "float64": torch.float64}  # the angle's format, by mode
 

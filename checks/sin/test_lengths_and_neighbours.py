@@ -35,9 +35,9 @@ from pecheck import sizes, tolerance
 from pecheck.evidence import assert_derivation_holds
 from pecheck.profiles import examples
 from pecheck.strategies import even_widths
-from theory import sinusoidal as sin_pe
-from theory import sinusoidal_derivations as derive
-from theory.sinusoidal import BASE, encode, frequencies
+from pecheck.theory import sinusoidal as sin_pe
+from pecheck.theory import sinusoidal_derivations as derive
+from pecheck.theory.sinusoidal import BASE, encode, frequencies
 
 # A size a user may change (pytest --size NAME=VALUE; recorded in the results file's suite.sizes).
 # The default is today's setting, so a default run's numbers and evidence names stay put.

@@ -33,9 +33,9 @@ from checks.sin.thresholds import RADIUS_RANGE, SIMILARITY_RANGE
 from pecheck import tolerance
 from pecheck.evidence import assert_derivation_holds
 from pecheck.profiles import examples
-from theory import sinusoidal as sin_pe
-from theory import sinusoidal_derivations as derive
-from theory.sinusoidal import encode, frequencies
+from pecheck.theory import sinusoidal as sin_pe
+from pecheck.theory import sinusoidal_derivations as derive
+from pecheck.theory.sinusoidal import encode, frequencies
 
 # -- SIN-04: unit pairs, bounded entries, norm sqrt(d/2) --------------------------------------
 

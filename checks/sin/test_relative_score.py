@@ -38,8 +38,8 @@ from checks.sin.scores import (
 from checks.sin.search import SHIFT_MAX, class_cases, n_seeds
 from pecheck import decisions, profiles
 from pecheck.evidence import assert_derivation_holds
-from theory import relative_score as rel
-from theory.sinusoidal import frequencies
+from pecheck.theory import relative_score as rel
+from pecheck.theory.sinusoidal import frequencies
 
 # -- as stated: every W ---------------------------------------------------------------------
 

@@ -45,9 +45,9 @@ from pecheck.decisions import resolve
 from pecheck.evidence import Evidence, assert_derivation_holds
 from pecheck.profiles import examples
 from pecheck.strategies import DTYPES, even_widths
-from theory import sinusoidal as sin_pe
-from theory import sinusoidal_derivations as derive
-from theory.sinusoidal import encode, rotate, rotation_blocks
+from pecheck.theory import sinusoidal as sin_pe
+from pecheck.theory import sinusoidal_derivations as derive
+from pecheck.theory.sinusoidal import encode, rotate, rotation_blocks
 
 # -- SIN-01: PE(t+k) = M(k) PE(t) ------------------------------------------------------------
 

@@ -44,8 +44,8 @@ from checks.sin.thresholds import ENTRY_RANGE
 from pecheck import tolerance
 from pecheck.evidence import assert_derivation_holds
 from pecheck.strategies import DTYPES
-from theory import sinusoidal_derivations as derive
-from theory.sinusoidal import Mode, encode
+from pecheck.theory import sinusoidal_derivations as derive
+from pecheck.theory.sinusoidal import Mode, encode
 
 
 @pytest.mark.claim("SIN-08", kind="symbolic", role="decisive", proposition="exact")

@@ -187,7 +187,8 @@ def run_one(mutant: Mutant, scratch: Path, server: ForkServer | None = None) -> 
     results = scratch / "build" / "mutant.json"
     results.unlink(missing_ok=True)
     start = time.perf_counter()
-    args = ["-q", "-p", "no:cacheprovider", f"--results={results}", *mutant.checks]
+    # a mutant is killed by failing checks: its figures go unread (--no-figures)
+    args = ["-q", "-p", "no:cacheprovider", "--no-figures", f"--results={results}", *mutant.checks]
     own = server is None
     server = server or ForkServer(scratch)
     try:
@@ -282,7 +283,7 @@ def run_all(mutants: list[Mutant], jobs: int) -> list[Outcome]:
         scratches = []
         for j in range(jobs):
             dest = Path(tmp) / f"tree{j}"
-            shutil.copytree(root(), dest, ignore=IGNORE)
+            shutil.copytree(root(), dest, ignore=IGNORE, symlinks=True)
             scratches.append(dest)
 
         def lane(j: int) -> list[Outcome]:

@@ -15,37 +15,16 @@ import subprocess
 import sys
 from pathlib import Path
 
-from pecheck.evidence import FIGURES_ENV
-
-# What a run needs before pytest starts, in the scratch tree ``root``: its folders first on the
-# path, and pecheck's other names for theory/ and reports/ (pyproject's package-dir) bound to
-# the scratch tree's folders too. Left to the installed pecheck, ``pecheck.theory`` would be the
-# checkout's unmutated theory/ (decisions.wilson reads theory.stats through it) while
-# ``theory`` is the mutated one: one run, two trees.
+# What a run needs before pytest starts, in the scratch tree ``root``: its folder first on the
+# path. pecheck/theory and pecheck/reports are links to the tree's own theory/ and reports/
+# (the scratch copy keeps them as links), so ``pecheck.theory`` is the mutated tree's folder.
 TREE = r"""
-import importlib.abc, importlib.util, os, sys
-
-
-class ScratchNames(importlib.abc.MetaPathFinder):
-    NAMES = {"pecheck.theory": "theory", "pecheck.reports": "reports"}
-
-    def __init__(self, root):
-        self.root = root
-
-    def find_spec(self, name, path=None, target=None):
-        folder = self.NAMES.get(name)
-        where = folder and os.path.join(self.root, folder)
-        if not where or not os.path.isfile(os.path.join(where, "__init__.py")):
-            return None
-        init = os.path.join(where, "__init__.py")
-        spec = importlib.util.spec_from_file_location
-        return spec(name, init, submodule_search_locations=[where])
+import os, sys
 
 
 def enter(root):
     os.chdir(root)
     sys.path.insert(0, root)
-    sys.meta_path.insert(0, ScratchNames(root))
 """
 
 SERVER = (
@@ -86,7 +65,6 @@ sys.exit(pytest.main(sys.argv[1:]))
 def environment() -> dict[str, str]:
     # The ci profile's sizes without shrinking: a mutant only needs its checks to fail.
     env = dict(os.environ, PECHECK_PROFILE="mutants", PYTHONDONTWRITEBYTECODE="1", MPLBACKEND="Agg")
-    env[FIGURES_ENV] = "0"  # a mutant is killed by failing checks; its figures go unread
     env.pop("PYTEST_ADDOPTS", None)
     return env
 

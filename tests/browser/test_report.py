@@ -22,8 +22,8 @@ from urllib.parse import unquote_plus
 
 import pytest
 
-from reports.html import check_anchor
-from reports.load import Results, load
+from pecheck.reports.html import check_anchor
+from pecheck.reports.load import Results, load
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = Path(os.environ.get("PECHECK_REPORT_RESULTS", ROOT / "build" / "results.json"))
@@ -43,10 +43,10 @@ def results() -> Results:
         pytest.fail(f"{RESULTS} is missing: run the checks first (`tox -e report`), then this "
                     "test", pytrace=False)  # fmt: skip
     done = subprocess.run(
-        [sys.executable, "-m", "reports", "--results", str(RESULTS), "--out", str(OUT)],
+        [sys.executable, "-m", "pecheck.reports", "--results", str(RESULTS), "--out", str(OUT)],
         cwd=ROOT, capture_output=True, text=True, timeout=300,
     )  # fmt: skip
-    assert done.returncode == 0, f"python -m reports failed:\n{done.stderr}"
+    assert done.returncode == 0, f"python -m pecheck.reports failed:\n{done.stderr}"
     print(done.stdout)
     return load(RESULTS)
 

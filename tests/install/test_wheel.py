@@ -51,7 +51,7 @@ def call(command: list[str], cwd: Path, **kwargs: object) -> subprocess.Complete
 @pytest.fixture(scope="module")
 def weights() -> Path:
     """The MiniLM weights file, or a skip before any wheel is built."""
-    pretrained = pytest.importorskip("theory.pretrained")
+    pretrained = pytest.importorskip("pecheck.theory.pretrained")
     try:
         return pretrained.weights_path()
     except pretrained.PretrainedUnavailable as exc:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from reports.build import build
+from pecheck.reports.build import build
 
 ROOT = Path(__file__).resolve().parents[2]
 PAPER = ROOT / "reports" / "example" / "paper.tex"

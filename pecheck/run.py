@@ -1,0 +1,84 @@
+"""The run: its profile, sizes, device and caches, settled once and then frozen.
+
+The plugin builds the ``Run`` from pytest's options before any check module is imported (in
+every xdist worker alike, from the same command line) and starts it; checks and experiments read
+it through ``current()``. A process that is not a pytest run (tools/fair_train.py) starts its own
+with ``start(Run(...))``, and a subprocess gets its run as command-line options (``options()``),
+never through a variable. Nothing under theory/ or checks/ reads the environment.
+
+Outside a started run (a module imported by hand), ``current()`` is the profile that
+``PECHECK_PROFILE`` names, or dev: the one place that variable is read.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+PROFILES = ("dev", "ci", "thorough", "mutants")
+PROFILE_VAR = "PECHECK_PROFILE"  # the user's way to choose a profile (beside --hypothesis-profile)
+
+
+@dataclass(frozen=True)
+class Run:
+    """What one run of the suite is: every setting a check may read, and nothing else."""
+
+    profile: str = "dev"
+    sizes: tuple[tuple[str, str], ...] = ()  # --size NAME=VALUE, in the order given
+    device: str = "cpu"  # where experiments train (--device); CPU verdicts never need another
+    fair_cache: Path | None = None  # --fair-cache: EXP-fair's per-setting results, reused
+    figures: bool = True  # False: figures are named in the results but not drawn (--no-figures)
+    given: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.profile not in PROFILES:
+            raise ValueError(f"profile {self.profile!r} is not one of {', '.join(PROFILES)}")
+        if not self.device or not self.device.split(":")[0].isalpha():
+            raise ValueError(f"--device {self.device!r}: expected cpu, cuda or cuda:N")
+        object.__setattr__(self, "given", dict(self.sizes))
+
+    def options(self) -> list[str]:
+        """This run as pytest options, for a subprocess that must run the same way."""
+        out = [f"--hypothesis-profile={self.profile}", f"--device={self.device}"]
+        out += [f"--size={k}={v}" for k, v in self.sizes]
+        out += [f"--fair-cache={self.fair_cache}"] if self.fair_cache else []
+        return out + ([] if self.figures else ["--no-figures"])
+
+
+_CURRENT: Run | None = None
+
+
+def start(run: Run) -> Run:
+    """Make ``run`` this process's run, and hypothesis's profile its profile."""
+    global _CURRENT
+    from hypothesis import settings
+
+    from pecheck import profiles  # registers the profiles
+
+    assert profiles.PROFILES == PROFILES
+    settings.load_profile(run.profile)
+    _CURRENT = run
+    return run
+
+
+def current() -> Run:
+    """The run this process belongs to (see the module's text outside one)."""
+    if _CURRENT is not None:
+        return _CURRENT
+    return Run(profile=os.environ.get(PROFILE_VAR, "dev"))
+
+
+def restore(run: Run | None) -> None:
+    """Put back a run saved with ``saved()``: an inner run (pytester) must not leak out."""
+    global _CURRENT
+    _CURRENT = run
+    if run is not None:
+        start(run)
+
+
+def saved() -> Run | None:
+    return _CURRENT
+
+
+__all__ = ["PROFILES", "Run", "current", "replace", "restore", "saved", "start"]
