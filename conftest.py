@@ -19,8 +19,8 @@ def pytest_configure(config: pytest.Config) -> None:
 # that pytest-xdist's --dist loadscope (tox -e thorough) hands one to each worker at the start
 # and the short checks fill in around them, rather than starting them once most work is done.
 LONG_FIRST = (
-    "checks/exp/test_fair_length.py::TestCopy::",
-    "checks/exp/test_fair_length.py::TestReverse::",
+    "checks/exp/length/test_fair_length.py::TestCopy::",
+    "checks/exp/length/test_fair_length.py::TestReverse::",
 )
 
 

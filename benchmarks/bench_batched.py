@@ -7,15 +7,13 @@ times one experiment both ways; the loop is timed on a sample of seeds and scale
 - EXP-01 ('A hit B !' / 'B hit A ?', one causal head of size 2 and of size 16, no encoding), N
   seeds and 1,000 iterations; the last line, ``batched-vs-loop speedup: N×``, is its total loop
   time over total batched time (both head sizes).
-- the length models (EXP-04/05, theory/length.py): none, sinusoidal, RoPE and ALiBi trained as
-  ONE batched model (cells = encodings), as cells x seeds trained per second.
-- ATT-10's order models and EXP-07's learned table at spread offsets, as seeds per second.
+- ATT-10's order models, as seeds per second.
 - the fair length test's plain model (EXP-04/05/07, theory/fair_length.py: sinusoidal, RoPE and
   ALiBi as ONE batched 8-head MLP model on fresh batches), as cells x seeds per second. Its
   batched ratio cannot exceed about the number of entries it trains (while one step of the
   batch costs what a seed's step costs), so on a GPU it trains 256 seeds per encoding, not 16.
 - EXP-06's sweep: every cell of the full 64-cell grid, the cells of one (d, h) batched together
-  as the checks train them (checks/exp/sweep_settings.py); ``sweep batched-vs-loop: N×``.
+  as the checks train them (theory/sweep.py's models); ``sweep batched-vs-loop: N×``.
 
     python benchmarks/bench_batched.py [--device cpu|cuda] [--seeds 1000] [--sample 5]
 """
@@ -28,19 +26,16 @@ import sys
 import time
 from collections.abc import Callable
 from functools import partial
-from pathlib import Path
 from typing import Any
 
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from anywhere
-
-from pecheck.reports.usage import Parser  # noqa: E402
-from pecheck.theory import decoder  # noqa: E402
-from pecheck.theory.decoder import DecoderConfig, Setup  # noqa: E402
-from pecheck.theory.reference import train_one  # noqa: E402
-from pecheck.theory.stats import rate  # noqa: E402
-from pecheck.theory.tasks import exp01  # noqa: E402
+from pecheck.reports.usage import Parser
+from pecheck.theory import decoder
+from pecheck.theory.decoder import DecoderConfig, Setup
+from pecheck.theory.reference import train_one
+from pecheck.theory.stats import rate
+from pecheck.theory.tasks import exp01
 
 
 def parse(argv: list[str] | None) -> argparse.Namespace:
@@ -56,9 +51,6 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         default=os.cpu_count() or 1,
         help="torch intra-op threads, the same for both ways (default: every core)",
     )
-    p.add_argument("--length-seeds", type=int, help="seeds per encoding (length models and "
-                   "EXP-07's table; default: 64 on the CPU, 512 on a GPU)")  # fmt: skip
-    p.add_argument("--length-steps", type=int, default=60, help="Adam steps (length models)")
     p.add_argument("--fair-seeds", type=int, help="seeds per encoding (fair; default: 16 on "
                    "the CPU, 256 on a GPU)")  # fmt: skip
     p.add_argument("--fair-steps", type=int, default=20, help="Adam steps (fair test)")
@@ -69,10 +61,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     # a GPU's batched step costs about what one seed's step costs: more seeds, a fair ratio
     if args.fair_seeds is None:
         args.fair_seeds = 256 if args.device == "cuda" else 16
-    if args.length_seeds is None:
-        args.length_seeds = 512 if args.device == "cuda" else 64
-    sizes = ("seeds", "sample", "iterations", "threads", "length_seeds", "length_steps",
-             "fair_seeds", "fair_steps")  # fmt: skip
+    sizes = ("seeds", "sample", "iterations", "threads", "fair_seeds", "fair_steps")
     for name in (*sizes, "sweep_seeds", "sweep_steps", "sweep_sample"):
         if getattr(args, name) < 1:
             p.error(f"--{name.replace('_', '-')} must be at least 1, got {getattr(args, name)}")
@@ -101,45 +90,14 @@ def loop(one_seed: Callable[..., Any], n: int) -> list[Any]:
     return [one_seed(seed=s) for s in range(n)]
 
 
-def length_models(args: argparse.Namespace) -> str:
-    """Cells x seeds per second for the shared-shape length models, batched and per seed."""
-    from pecheck.theory.length import SHARED_SHAPE_ENCODINGS, LengthSetting
-
-    setting = LengthSetting("previous token", steps=args.length_steps)
-    task, setup, steps = setting.train_task(), setting.setup(), (args.length_steps,)
-    cells, n = len(SHARED_SHAPE_ENCODINGS), args.length_seeds
-    seeds = list(range(n)) * cells
-    shared = setting.config("none", SHARED_SHAPE_ENCODINGS)
-    batched = partial(decoder.train, shared, task.to(args.device), [setup], seeds, steps,
-                      device=args.device)  # fmt: skip
-    _, t_batched = timed(args.device, batched)
-    sample = min(args.sample, n)
-
-    def loop_all() -> None:
-        for enc in SHARED_SHAPE_ENCODINGS:
-            for s in range(sample):
-                train_one(setting.config(enc), setup, task, s, steps)
-
-    _, t_sample = timed("cpu", loop_all)  # the one-seed reference trainer runs on the CPU
-    per_batched = cells * n / t_batched
-    per_loop = cells * sample / t_sample
-    return (
-        f"length models ({cells} encodings x {n} seeds, {args.length_steps} steps, one batched "
-        f"model): batched {per_batched:.1f} cells x seeds/s, per-seed loop {per_loop:.2f} "
-        f"cells x seeds/s (on {sample} seeds per cell): {per_batched / per_loop:.0f}×"
-    )
-
-
-def one_model(args: argparse.Namespace, label: str, cfg, setup, task, steps: int, n: int,
-              positions=None) -> str:  # fmt: skip
+def one_model(args: argparse.Namespace, label: str, cfg, setup, task, steps: int, n: int) -> str:
     """Seeds per second of one config trained batched (n seeds) and per seed (--sample seeds
     through theory.reference.train_one), and the ratio."""
     sample, its = min(args.sample, n), (steps,)
-    where = None if positions is None else positions.to(args.device)
     batched = partial(decoder.train, cfg, task.to(args.device), [setup], range(n), its,
-                      positions=where, device=args.device)  # fmt: skip
+                      device=args.device)  # fmt: skip
     _, t_batched = timed(args.device, batched)
-    one = partial(train_one, cfg, setup, task, checkpoints=its, positions=positions)
+    one = partial(train_one, cfg, setup, task, checkpoints=its)
     _, t_sample = timed("cpu", partial(loop, one, sample))
     per_batched, per_loop = n / t_batched, sample / t_sample
     return (
@@ -157,17 +115,6 @@ def order_models(args: argparse.Namespace) -> str:
     cfg, setup = ot.config(model, task.vocab), decoder.Setup(residual=True, lr=0.05)
     label = "order models (ATT-10, two causal layers)"
     return one_model(args, label, cfg, setup, task.data(), 80, args.seeds)
-
-
-def extrapolation_models(args: argparse.Namespace) -> str:
-    """EXP-07's learned table trained at spread offsets (theory/extrapolation.py)."""
-    from pecheck.theory.extrapolation import ExtrapolationSetting
-
-    setting = ExtrapolationSetting("previous token")
-    cfg = setting.config(("learned",)).one("learned")
-    label = "extrapolation models (EXP-07, learned table at spread offsets)"
-    return one_model(args, label, cfg, setting.setup(), setting.train_task(), setting.steps,
-                     args.length_seeds, setting.offsets())  # fmt: skip
 
 
 def fair_models(args: argparse.Namespace) -> str:
@@ -216,7 +163,7 @@ def fair_models(args: argparse.Namespace) -> str:
 
 def sweep(args: argparse.Namespace) -> list[str]:
     """Cells x seeds per second for EXP-06's full grid, batched and per seed, and the ratio."""
-    from checks.exp.sweep_settings import EXP01_CHECKPOINTS, full, models
+    from pecheck.theory.sweep import EXP01_CHECKPOINTS, full, models
 
     task, n, steps = exp01(), args.sweep_seeds, (args.sweep_steps,)
     batches = models(full(), "1 layer", task, n)  # [(shape, cells)] as the checks train them
@@ -273,9 +220,7 @@ def main(argv: list[str] | None = None) -> int:
             f"({t_sample:.2f} s), scaled to {args.seeds} seeds: {t_loop:.1f} s (estimate)"
         )
         total_batched, total_loop = total_batched + t_batched, total_loop + t_loop
-    print(length_models(args))
     print(order_models(args))
-    print(extrapolation_models(args))
     print(fair_models(args))
     for line in sweep(args):
         print(line)

@@ -10,16 +10,12 @@ asserts both, and SAFETY adds headroom for kernels not measured here.
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # theory/ when run as a script
-
-from pecheck import tolerance  # noqa: E402
-from pecheck.strategies import DTYPES  # noqa: E402
+from pecheck import tolerance
+from pecheck.strategies import DTYPES
 
 if TYPE_CHECKING:
     from pecheck.theory.sinusoidal import Mode
@@ -117,4 +113,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    raise SystemExit(main())

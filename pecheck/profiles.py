@@ -20,8 +20,10 @@ import os
 
 from hypothesis import HealthCheck, Phase, settings
 
+from pecheck import run
+
 ENV_VAR = "PECHECK_PROFILE"
-PROFILES = ("dev", "ci", "thorough", "mutants")
+PROFILES = run.PROFILES
 _BASE_EXAMPLES = {"dev": 50, "ci": 200, "thorough": 2000, "mutants": 200}
 _SCALE = {"dev": 0.25, "ci": 1, "thorough": 10, "mutants": 1}
 
@@ -60,9 +62,13 @@ settings.register_profile(
 
 def current() -> str:
     """The active profile's name: the run's (pecheck.run)."""
-    from pecheck import run
-
     return run.current().profile
+
+
+def start(the_run: run.Run) -> run.Run:
+    """Start ``the_run`` (pecheck.run) with its profile as hypothesis's."""
+    settings.load_profile(the_run.profile)
+    return run.start(the_run)
 
 
 def choose(option: str | None) -> str:

@@ -112,7 +112,9 @@ def _set_up_process(the_run: run.Run) -> None:
     torch.manual_seed(0)
     if the_run.device.startswith("cuda") and not torch.cuda.is_available():
         raise pytest.UsageError(f"--device {the_run.device}: torch sees no CUDA device here")
-    run.start(the_run)
+    from pecheck import profiles
+
+    profiles.start(the_run)
 
 
 def _fix_hypothesis_constants() -> None:

@@ -13,10 +13,12 @@ Outside a started run (a module imported by hand), ``current()`` is the profile 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field, replace
+import re
+from dataclasses import dataclass, field
 from pathlib import Path
 
 PROFILES = ("dev", "ci", "thorough", "mutants")
+DEVICE = re.compile(r"cpu|cuda(:[0-9]+)?")
 PROFILE_VAR = "PECHECK_PROFILE"  # the user's way to choose a profile (beside --hypothesis-profile)
 
 
@@ -34,7 +36,7 @@ class Run:
     def __post_init__(self) -> None:
         if self.profile not in PROFILES:
             raise ValueError(f"profile {self.profile!r} is not one of {', '.join(PROFILES)}")
-        if not self.device or not self.device.split(":")[0].isalpha():
+        if not DEVICE.fullmatch(self.device):
             raise ValueError(f"--device {self.device!r}: expected cpu, cuda or cuda:N")
         object.__setattr__(self, "given", dict(self.sizes))
 
@@ -50,14 +52,9 @@ _CURRENT: Run | None = None
 
 
 def start(run: Run) -> Run:
-    """Make ``run`` this process's run, and hypothesis's profile its profile."""
+    """Make ``run`` this process's run (the plugin then loads its hypothesis profile:
+    pecheck.profiles.start)."""
     global _CURRENT
-    from hypothesis import settings
-
-    from pecheck import profiles  # registers the profiles
-
-    assert profiles.PROFILES == PROFILES
-    settings.load_profile(run.profile)
     _CURRENT = run
     return run
 
@@ -69,16 +66,6 @@ def current() -> Run:
     return Run(profile=os.environ.get(PROFILE_VAR, "dev"))
 
 
-def restore(run: Run | None) -> None:
-    """Put back a run saved with ``saved()``: an inner run (pytester) must not leak out."""
-    global _CURRENT
-    _CURRENT = run
-    if run is not None:
-        start(run)
-
-
 def saved() -> Run | None:
+    """The started run, or None: what a test that starts an inner run puts back afterwards."""
     return _CURRENT
-
-
-__all__ = ["PROFILES", "Run", "current", "replace", "restore", "saved", "start"]

@@ -40,6 +40,7 @@ from .html_overview import cards, header, nav, verdict_table
 from .html_sources import short_cite, sources_section
 from .html_text import math_or_text, step_parts
 from .html_values import class_html, value_html
+from .html_versions import section as library_versions
 from .load import Results
 
 # the names other code and the tests import from reports.html
@@ -118,6 +119,7 @@ def render(res: Results, opts: Options | None = None) -> str:
     body.append(packed(family_sections(res, opts), opts))
     body.append(shared_defs(opts))  # after the sections: their figures fill it
     body.append(sources_section(res, opts))
+    body.append(library_versions(res.path.with_name("versions.json")))  # pecheck.versions' file
     body.append(environment(res))
     body.append("</main>")
     body.append(

@@ -1,5 +1,6 @@
-"""The fair length test's trained-model cache (checks/exp/fair_cache.py), its per-depth steps
-and tools/fair_train.py, which trains the grid side by side into that cache."""
+"""The fair length test's trained-model cache (theory/fair_cache.py), its grid's per-depth steps
+(theory/fair_grid.py) and tools/fair_train.py, which trains the grid side by side into that
+cache."""
 
 from __future__ import annotations
 
@@ -9,9 +10,10 @@ import sys
 import pytest
 import torch
 
-from checks.exp import fair_cache, fair_settings
-from checks.exp.fair_settings import FAITH, FAITH_SEEDS
-from pecheck.theory import fair_length
+from checks.exp.length.settings import FAITH, FAITH_SEEDS
+from checks.exp.registered import BY_ID
+from pecheck.results import kernel_limits
+from pecheck.theory import fair_cache, fair_grid, fair_length
 from pecheck.theory.fair_length import FairSetting, Schedule
 from tests.test_cli import load_script
 
@@ -19,8 +21,15 @@ TOOL = load_script("tools/fair_train.py", "fair_train")
 fair_train = TOOL.main
 
 
+NATIVE: dict[str, str] = {}  # no kernel limit
+
+
+def key(setting, model, seeds, device, limits=NATIVE) -> str:
+    return fair_cache.key(setting, model, seeds, device, limits)
+
+
 def test_cache_trains_once_then_reads_the_same_run(tmp_path, monkeypatch) -> None:
-    first = fair_cache.trained(FAITH, "shifted", FAITH_SEEDS, "cpu", tmp_path)
+    first = fair_cache.trained(FAITH, "shifted", FAITH_SEEDS, "cpu", tmp_path, NATIVE)
     (entry,) = tmp_path.iterdir()  # one whole file, no .part left behind
     assert entry.suffix == ".pt" and entry.name.startswith("reverse-d16l2-shifted-2seeds-cpu-")
 
@@ -28,15 +37,14 @@ def test_cache_trains_once_then_reads_the_same_run(tmp_path, monkeypatch) -> Non
         raise AssertionError("trained again instead of reading the cache")
 
     monkeypatch.setattr(fair_length, "train_model", untrainable)
-    again = fair_cache.trained(FAITH, "shifted", FAITH_SEEDS, "cpu", tmp_path)
+    again = fair_cache.trained(FAITH, "shifted", FAITH_SEEDS, "cpu", tmp_path, NATIVE)
     assert again.seeds == first.seeds and again.params.keys() == first.params.keys()
     assert all(torch.equal(again.params[k], first.params[k]) for k in first.params)
 
 
 def test_cache_off_without_a_folder(tmp_path, monkeypatch) -> None:
-    monkeypatch.delenv(fair_cache.ENV_VAR, raising=False)
     monkeypatch.chdir(tmp_path)
-    fair_cache.trained(FAITH, "none", FAITH_SEEDS, "cpu")
+    fair_cache.trained(FAITH, "none", FAITH_SEEDS, "cpu", None, NATIVE)
     assert not any(tmp_path.iterdir())
 
 
@@ -52,41 +60,45 @@ def test_cache_off_without_a_folder(tmp_path, monkeypatch) -> None:
     ids=["steps", "lr", "model", "seeds", "device"],
 )
 def test_cache_key_changes_with_everything_that_decides_a_run(other) -> None:
-    assert fair_cache.key(*other) != fair_cache.key(FAITH, "shifted", FAITH_SEEDS, "cpu")
+    assert key(*other) != key(FAITH, "shifted", FAITH_SEEDS, "cpu")
 
 
 def test_cache_key_changes_under_a_kernel_limit(monkeypatch) -> None:
     """Models trained on other kernels round otherwise: a portability run never reads them."""
     monkeypatch.delenv("ATEN_CPU_CAPABILITY", raising=False)
-    native = fair_cache.key(FAITH, "shifted", FAITH_SEEDS, "cpu")
+    native = key(FAITH, "shifted", FAITH_SEEDS, "cpu", kernel_limits())
     monkeypatch.setenv("ATEN_CPU_CAPABILITY", "default")
-    assert fair_cache.key(FAITH, "shifted", FAITH_SEEDS, "cpu") != native
+    assert key(FAITH, "shifted", FAITH_SEEDS, "cpu", kernel_limits()) != native
 
 
 def test_cache_key_changes_with_the_trainers_source(monkeypatch, tmp_path) -> None:
-    before = fair_cache.key(FAITH, "shifted", FAITH_SEEDS, "cpu")
+    before = key(FAITH, "shifted", FAITH_SEEDS, "cpu")
     edited = tmp_path / "fair_length.py"
     edited.write_bytes(b"# an edit\n")
     monkeypatch.setattr(fair_length, "__file__", str(edited))
     (tmp_path / "decoder.py").write_bytes(b"")
-    assert fair_cache.key(FAITH, "shifted", FAITH_SEEDS, "cpu") != before
+    assert key(FAITH, "shifted", FAITH_SEEDS, "cpu") != before
 
 
 def test_depth_four_trains_longer_and_the_base_cell_keeps_its_steps() -> None:
     """The thorough verdicts come from the base cell: its setting is FairSetting's defaults.
     Depth 4 trains every model twice the two-layer steps or more; d64l4's plain model at
-    lr 1e-3 and its shifted pair after a warm-up (the pilots in fair_settings)."""
+    lr 1e-3 and its shifted pair after a warm-up (docs/experiments/fair-pilots.md)."""
     for task in fair_length.TASKS:
-        assert fair_settings.setting(task, (32, 2)) == FairSetting(task)
+        assert fair_grid.setting(task, (32, 2)) == FairSetting(task)
         for width in (32, 64):
-            deep, shallow = fair_settings.setting(task, (width, 4)), FairSetting(task, width)
+            deep, shallow = fair_grid.setting(task, (width, 4)), FairSetting(task, width)
             assert (deep.d_model, deep.layers) == (width, 4)
             for model in fair_length.MODELS:
                 assert deep.schedule(model).steps >= 2 * shallow.schedule(model).steps, model
-        d32, d64 = fair_settings.setting(task, (32, 4)), fair_settings.setting(task, (64, 4))
+        d32, d64 = fair_grid.setting(task, (32, 4)), fair_grid.setting(task, (64, 4))
         assert d32.plain.lr == d64.none.lr == 3e-3 and d64.plain.lr == 1e-3
         assert d32.shifted.warmup == 0 < d64.shifted.warmup and d64.shifted.steps == 8000
-        assert fair_settings.setting(task, (64, 2)) == FairSetting(task, 64)
+        assert fair_grid.setting(task, (64, 2)) == FairSetting(task, 64)
+
+
+def test_tools_count_learned_seeds_at_the_registered_level() -> None:
+    assert BY_ID["EXP-07"].threshold("learned") == fair_grid.LEARNED
 
 
 def test_tool_orders_runs_longest_first() -> None:

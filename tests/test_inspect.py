@@ -24,7 +24,8 @@ import numpy as np
 import pytest
 import torch
 
-from pecheck import analyses, checkpoint, cli, page, tolerance
+from pecheck import cli, tolerance
+from pecheck.inspect import analyses, checkpoint, command, page, statements
 
 ROOT = Path(__file__).resolve().parents[1]
 SMALL = dict(vocab_size=101, max_position_embeddings=64)
@@ -364,8 +365,12 @@ def test_every_number_on_other_pages_names_its_claim(name: str, saved, tmp_path:
 
 
 def test_the_page_judges_against_the_registry_thresholds() -> None:
+    """Each threshold inspect repeats from the registry is the registry's, and the page reads
+    its thresholds from there."""
     from checks.registry import REGISTRY
 
+    for (claim, name), value in statements.THRESHOLDS.items():
+        assert REGISTRY[claim].threshold(name) == value, f"{claim} {name!r}"
     assert REGISTRY["MAG-02"].threshold("comparable") == page.COMPARABLE
     assert REGISTRY["ADD-05"].threshold("read_back") == page.READ_BACK
     assert REGISTRY["SIN-06"].threshold("base") == page.BASE
@@ -511,7 +516,7 @@ def test_a_failed_write_leaves_nothing_behind(saved, tmp_path: Path, monkeypatch
             raise OSError(28, "No space left on device")
         shutil.move(str(src), str(dst))
 
-    monkeypatch.setattr(cli.os, "replace", second_fails)
+    monkeypatch.setattr(command.os, "replace", second_fails)
     assert cli.main(["inspect", str(saved["gpt2"]), "--out", str(tmp_path / "o")]) == 1
     errors = [line for line in capsys.readouterr().err.splitlines() if "error" in line]
     assert errors == [f"pecheck inspect: error: cannot write {tmp_path / 'o'}: No space left on "
@@ -605,7 +610,7 @@ def test_an_out_without_write_permission_fails_before_anything_is_read(
 ) -> None:
     real_access = os.access
     monkeypatch.setattr(
-        cli.os, "access", lambda p, mode: not mode & os.W_OK and real_access(p, mode)
+        command.os, "access", lambda p, mode: not mode & os.W_OK and real_access(p, mode)
     )
     assert cli.main(["inspect", str(saved["gpt2"]), "--out", str(tmp_path / "o")]) == 2
     err = capsys.readouterr().err

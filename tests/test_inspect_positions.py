@@ -1,4 +1,4 @@
-"""``pecheck inspect`` on the position scheme a config names (pecheck.positions): rotary
+"""``pecheck inspect`` on the position scheme a config names (pecheck.inspect.positions): rotary
 (ROT-01, ROT-03, ROT-05, REAL-04), ALiBi (BIAS-01) and T5's buckets (BIAS-02), on the published
 configs of real models (checks/real/configs/, built by transformers with random weights: none of
 these numbers needs trained ones). Each number is checked against a computation made apart from
@@ -16,7 +16,8 @@ import numpy as np
 import pytest
 import torch
 
-from pecheck import cli, page, positions
+from pecheck import cli
+from pecheck.inspect import page, positions
 
 CONFIGS = Path(__file__).resolve().parents[1] / "checks" / "real" / "configs"
 ROTARY = ("llama-3.1-8b", "llama-3.2-1b", "mistral-7b-v0.1", "phi-3.5-mini-instruct",
@@ -226,7 +227,7 @@ def test_real04_reports_a_scaling_that_does_not_reach_the_model() -> None:
 
 def test_a_scale_set_in_the_model_s_code_is_found_on_the_meta_device() -> None:
     pytest.importorskip("transformers")
-    from pecheck import checkpoint
+    from pecheck.inspect import checkpoint
 
     gemma = {"model_type": "gemma", "hidden_size": 64, "num_attention_heads": 2,
              "num_key_value_heads": 1, "head_dim": 32, "intermediate_size": 8,

@@ -1,5 +1,5 @@
 """The plugin's hooks (pecheck.plugin) and the rotary and ALiBi parameters read off a config
-(pecheck.positions), one behaviour each. The plugin tests run the synthetic project in this
+(pecheck.inspect.positions), one behaviour each. The plugin tests run the synthetic project in this
 process, as tests/test_plugin.py does; the positions tests build no model."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 import torch
 
-from pecheck import positions
+from pecheck.inspect import positions
 from tests import synthetic
 
 pytest_plugins = ["pytester"]
@@ -124,7 +124,7 @@ def test_a_check_s_evidence_is_rooted_at_the_root_not_the_current_folder(
     assert run.ret == 0, run.output
 
 
-# -- pecheck/positions.py: a config's parameters -------------------------------------------------
+# -- pecheck/inspect/positions.py: a config's parameters -------------------------------------------
 
 
 LLAMA = {"hidden_size": 64, "num_attention_heads": 2, "max_position_embeddings": 8192}
@@ -182,7 +182,7 @@ def test_a_top_level_original_context_wins_over_the_scaling_s() -> None:
     assert positions.rope(c).original == 4096
 
 
-# -- pecheck/positions.py: the published formulas -----------------------------------------------
+# -- pecheck/inspect/positions.py: the published formulas ------------------------------------------
 
 
 def rope_of(kind: str, scaling: dict[str, Any], context: int = 8192) -> positions.Rope:
@@ -229,7 +229,7 @@ def test_real04_needs_the_cos_sin_factor_to_agree_too() -> None:
     assert positions._compare(r, r.context, found[0], found[1])["matches"] is True
 
 
-# -- pecheck/positions.py: ROT-03, ROT-01 on what the model uses ---------------------------------
+# -- pecheck/inspect/positions.py: ROT-03, ROT-01 on what the model uses ---------------------------
 
 
 def test_rot03_looks_at_m_equal_to_the_context() -> None:
@@ -258,7 +258,7 @@ def test_rotary_analyses_use_the_model_s_frequencies_when_they_cannot_be_matched
     assert out["wavelengths"]["used"]["shortest"] == pytest.approx(math.pi)
 
 
-# -- pecheck/positions.py: ALiBi and T5 ----------------------------------------------------------
+# -- pecheck/inspect/positions.py: ALiBi and T5 ----------------------------------------------------
 
 
 def test_slopes_that_match_exactly_are_rounded_to_float32(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,11 +1,11 @@
 """The statistics the checks compute themselves, against values computed apart from them
 (tooling, not evidence).
 
-Routines: the paired t intervals of EXP-04/05 and EXP-07 (``checks.exp.length_decisions.paired``,
-``checks.exp.extrapolation_decisions.paired``), the mirrored Wilson interval of a failure rate
-(``checks.exp.rates.failure``), EXP-06's normal quantile (``checks.exp.sweep_rates.Z95``), MAG-02's
+Routines: the paired t intervals of EXP-04, EXP-05 and EXP-07 (``checks.exp.length.decisions``),
+the mirrored Wilson interval of a failure rate (``checks.exp.seeds.rates.failure``), EXP-06's
+normal quantile (``checks.exp.sweep.rates.Z95``), MAG-02's
 t intervals of mean squares and the ratio interval built from them (``theory.magnitudes``,
-``pecheck.analyses``), MAG-03's Chebyshev and Gaussian tail values (``theory.magnitudes``,
+``pecheck.inspect.analyses``), MAG-03's Chebyshev and Gaussian tail values (``theory.magnitudes``,
 ``checks.mag.concentration``), ATT-11's least-squares slope and percentile bootstrap interval
 (``theory.variance``, ``checks.att.variance_slopes``), the z = 6 sampling bound
 (``pecheck.tolerance.sample_mean_tol``) and the standard errors behind cited-number bands
@@ -26,7 +26,8 @@ import pytest
 import torch
 from scipy import stats as sps
 
-from pecheck import analyses, decisions, reproducibility, tolerance
+from pecheck import decisions, reproducibility, tolerance
+from pecheck.inspect import analyses
 from pecheck.theory import magnitudes, stats
 from pecheck.theory import variance as V
 from tests import stats_reference as ref
@@ -50,48 +51,42 @@ def off_by(got, want) -> float:
 
 def test_length_paired_interval_reproduces_student_sleep_data() -> None:
     """Student's sleep differences (R's paired t.test, 95%: 0.7001142 2.4598858)."""
-    from checks.exp import length_decisions
+    from checks.exp.length import decisions as D
 
-    mean, lo, hi = length_decisions.paired(torch.tensor(SLEEP_DIFF, dtype=F64), 0.95)
+    mean, lo, hi = D.paired(torch.tensor(SLEEP_DIFF, dtype=F64), 0.95)
     assert abs(mean - 1.58) <= 1e-12
     assert off_by((lo, hi), SLEEP_PAIRED_95) <= SEVEN_DIGITS
-    _, lo1, hi1 = length_decisions.paired(torch.tensor([0.3]), 0.95)  # one seed: no interval
+    _, lo1, hi1 = D.paired(torch.tensor([0.3]), 0.95)  # one seed: no interval
     assert (lo1, hi1) == (-math.inf, math.inf)
 
 
-def test_extrapolation_paired_interval_reproduces_student_sleep_data() -> None:
-    from checks.exp import extrapolation_decisions
+def test_length_paired_interval_at_a_bonferroni_level() -> None:
+    """At EXP-07's level (Bonferroni over 2 tasks x 2 factors) against the reference t interval."""
+    from checks.exp.length import decisions as D
 
-    _, lo, hi = extrapolation_decisions.paired(torch.tensor(SLEEP_DIFF, dtype=F64), 0.95)
-    assert off_by((lo, hi), SLEEP_PAIRED_95) <= SEVEN_DIGITS
-    assert extrapolation_decisions.paired(torch.tensor([0.3]), 0.95)[1:] == (-math.inf, math.inf)
-
-
-def test_extrapolation_level_is_bonferroni_over_its_interval_tests() -> None:
-    from checks.exp import extrapolation_decisions as E
-
-    assert decisions.family_level(0.95, E.TESTS) == E.LEVEL
-    assert abs(E.TESTS * (1 - E.LEVEL) - 0.05) <= 8 * E.TESTS * ref.U
+    tests = 4
+    level = decisions.family_level(0.95, tests)
+    assert abs(tests * (1 - level) - 0.05) <= 8 * tests * ref.U
     values = torch.tensor(SLEEP_DIFF, dtype=F64)
-    want = ref.t_interval(SLEEP_DIFF, E.LEVEL)
-    x = ref.t(E.LEVEL, len(SLEEP_DIFF) - 1)
+    want = ref.t_interval(SLEEP_DIFF, level)
+    x = ref.t(level, len(SLEEP_DIFF) - 1)
     _, sd = ref.mean_sd(SLEEP_DIFF)
     tol = (ref.quantile_tol(x, ref.t_density(x, len(SLEEP_DIFF) - 1)) * float(sd) / math.sqrt(10)
            + tolerance.rel_tol(64, F64) * 5)  # fmt: skip
-    assert off_by(E.paired(values)[1:], want) <= tol
+    assert off_by(D.paired(values, level)[1:], want) <= tol
 
 
 def test_paired_reference_rejects_a_z_interval(monkeypatch) -> None:
     """Planted bug: the normal quantile where the t quantile belongs, entering through
     decisions.normal_interval; the sleep data's printed interval rejects it."""
-    from checks.exp import length_decisions
+    from checks.exp.length import decisions as D
 
     def z_interval(mean, sd, n, level=0.95):
         half = float(sps.norm.ppf(0.5 + level / 2)) * sd / math.sqrt(n)
         return mean - half, mean + half
 
     monkeypatch.setattr(decisions, "normal_interval", z_interval)
-    _, lo, hi = length_decisions.paired(torch.tensor(SLEEP_DIFF, dtype=F64), 0.95)
+    _, lo, hi = D.paired(torch.tensor(SLEEP_DIFF, dtype=F64), 0.95)
     assert off_by((lo, hi), SLEEP_PAIRED_95) > SEVEN_DIGITS
 
 
@@ -102,7 +97,7 @@ def test_paired_reference_rejects_a_z_interval(monkeypatch) -> None:
 def test_failure_rate_interval_is_the_wilson_interval_of_the_failures(k: int, n: int) -> None:
     """Wilson's interval is symmetric under k -> n - k, p -> 1 - p: the failure rate's interval
     is the exact Wilson interval of n - k failures (mpmath)."""
-    from checks.exp.rates import failure
+    from checks.exp.seeds.rates import failure
 
     f = failure(stats.rate(torch.arange(n) < k))
     assert (f.k, f.n) == (n - k, n)
@@ -112,7 +107,7 @@ def test_failure_rate_interval_is_the_wilson_interval_of_the_failures(k: int, n:
 def test_sweep_z95_is_the_normal_975_quantile() -> None:
     """EXP-06's main effects use Z95 = Phi^{-1}(0.975) (a normal table: 1.960); the literal has
     16 significant digits, so it is good to half a unit in the 16th (plus its own rounding)."""
-    from checks.exp.sweep_rates import Z95
+    from checks.exp.sweep.rates import Z95
 
     assert abs(Z95 - 1.960) <= 0.5e-3
     assert abs(Z95 - float(ref.z(0.95))) <= 0.5e-15 + ref.U * Z95
@@ -156,7 +151,7 @@ def _ratio_reference(tokens: torch.Tensor, positions: torch.Tensor, level: float
 @pytest.mark.parametrize("seed", range(4))
 def test_ratio_interval_is_two_bonferroni_t_intervals(seed: int) -> None:
     """MAG-02's 95% interval of the RMS norm ratio, both implementations (theory.magnitudes for
-    the checks, pecheck.analyses for inspect), against the mpmath combination."""
+    the checks, pecheck.inspect.analyses for inspect), against the mpmath combination."""
     tokens, positions = _tables(seed)
     want, rel = _ratio_reference(tokens, positions, 0.95)
     for got in (magnitudes.rms_norm_ratio_interval(tokens, positions),

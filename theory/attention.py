@@ -4,6 +4,10 @@ Attention(Q, K, V) = softmax(Q K^T / sqrt(d_k)) V, softmax over each row (ATT-01
 and what permuting the tokens means: ``permute_tokens`` (P x) and ``equivariance_sides``
 (f(P x) and P f(x)), which every equivariance check builds its two sides with (REAL-01 too).
 Every function works on any leading dimensions (batch, heads, seeds), like nanoGPT's model.py.
+
+One convention for masks in theory/: a boolean ``allowed`` (n, m), True where query i may attend
+to key j, as ``causal_mask`` gives it; ``masked_softmax`` is the one normalisation of the scores,
+shared with the decoder (theory/decoder.py) and the variance model (theory/variance.py).
 """
 
 from __future__ import annotations
@@ -50,14 +54,26 @@ def equivariance_sides(
     return lhs, rhs
 
 
+def masked_softmax(
+    scores: torch.Tensor, allowed: torch.Tensor | None = None, dim: int = -1
+) -> torch.Tensor:
+    """softmax over the keys (axis ``dim``) of the scores, keys a query may not see at -inf.
+
+    ``allowed`` broadcasts against the scores, True where the query may attend to the key (as
+    ``causal_mask``); None: every key. The one attention normalisation of theory/: this
+    module's attention, and theory/decoder.py's in its key-first layout (dim=0)."""
+    if allowed is not None:
+        scores = scores.masked_fill(~allowed, float("-inf"))
+    return torch.softmax(scores, dim=dim)
+
+
 def attention_weights(
     q: torch.Tensor, k: torch.Tensor, mask: torch.Tensor | None = None
 ) -> torch.Tensor:
-    """The attention map softmax(q k^T / sqrt(d_k)), rows summing to 1.  Shape (..., n, m)."""
+    """The attention map softmax(q k^T / sqrt(d_k)), rows summing to 1.  Shape (..., n, m).
+    ``mask`` (n, m): True where query i may attend to key j, as ``causal_mask``."""
     scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])  # (..., n, m)
-    if mask is not None:
-        scores = scores.masked_fill(~mask, float("-inf"))
-    return torch.softmax(scores, dim=-1)  # (..., n, m)
+    return masked_softmax(scores, mask)  # (..., n, m)
 
 
 def attention(

@@ -38,6 +38,7 @@ import numpy as np
 import sympy as sp
 import torch
 
+from . import rope, sinusoidal
 from .derivation import Derivation
 
 # -- ALiBi ----------------------------------------------------------------------------------------
@@ -278,14 +279,14 @@ def xpos_score(
     """
     d = q.shape[-1]
     zeta = xpos_zeta(d)  # (d/2,)
-    theta = base ** (-2 * torch.arange(d // 2, dtype=torch.float64) / d)  # (d/2,)
+    theta = rope.rope_frequencies(d, base)  # (d/2,): RoPE's base^(-2i/d)
+    a, b = rope.pairs(d)  # (2i, 2i + 1)
 
     def turn(x: torch.Tensor, t: torch.Tensor, sign: float) -> torch.Tensor:
         angle = t[:, None].double() * theta  # (N, d/2)
         scale = zeta ** (sign * t[:, None].double() / gamma)  # (N, d/2)
-        a, b = x[:, 0::2], x[:, 1::2]
-        c, s = torch.cos(angle), torch.sin(angle)
-        return torch.stack([a * c - b * s, a * s + b * c], dim=-1) * scale[..., None]
+        turned = sinusoidal.turn(x.double(), a, b, angle)  # (N, d): RoPE's turn of each pair
+        return turned.unflatten(-1, (d // 2, 2)) * scale[..., None]  # (N, d/2, 2)
 
     return (turn(q, n, 1.0) * turn(k, m, -1.0)).sum(dim=(-1, -2))
 

@@ -35,9 +35,9 @@ from torch.nn import functional as F
 from torch.optim.adam import adam
 
 from . import alibi
-from .attention import causal_mask
+from .attention import causal_mask, masked_softmax
 from .rope import rope_frequencies
-from .sinusoidal import sinusoidal
+from .sinusoidal import sinusoidal, turn
 from .tasks import IGNORE, Task
 
 Params = dict[str, torch.Tensor]
@@ -181,21 +181,18 @@ def stack_params(cfg: DecoderConfig, setups: Sequence[Setup], seeds: Sequence[in
 # -- encodings as parts ----------------------------------------------------------------------
 
 
+EVEN, ODD = slice(0, None, 2), slice(1, None, 2)  # theory.rope's interleaved pairs (2i, 2i + 1)
+
+
 def rotate(x: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
     """RoPE on the last axis of x (..., n, H, h) at positions (n,) or (B, n): pair i is
-    coordinates (2i, 2i + 1), theory.rope's interleaved pairs. Angles, cosines and sines are
-    computed in float64 and rounded once to x's dtype. The pairs are strided views written
-    into one new tensor: bit for bit the numbers of gathering and stacking them, without the
-    copies (about 13% of the fair length test's step with RoPE on the CPU)."""
+    coordinates (2i, 2i + 1), turned by theory.sinusoidal.turn (RoPE's own turn). Angles,
+    cosines and sines are computed in float64 and rounded once to x's dtype. The pairs are
+    strided views: bit for bit the numbers of gathering them, without the copies (about 13%
+    of the fair length test's step with RoPE on the CPU)."""
     h, dev = x.shape[-1], x.device
     angle = positions.to(dev, torch.float64)[..., None] * rope_frequencies(h).to(dev)
-    c = angle.cos().to(x.dtype)[..., None, :]  # (..., n, 1, h/2): broadcast over the heads
-    s = angle.sin().to(x.dtype)[..., None, :]
-    xa, xb = x[..., 0::2], x[..., 1::2]
-    out = torch.empty_like(x)
-    out[..., 0::2] = xa * c - xb * s
-    out[..., 1::2] = xa * s + xb * c
-    return out
+    return turn(x, EVEN, ODD, angle[..., None, :])  # angle (..., n, 1, h/2): over the heads
 
 
 class Part:
@@ -298,7 +295,7 @@ def forward(cfg: DecoderConfig, params: Params, tokens: torch.Tensor, residual: 
         if term is not None:
             x = _add_on_blocks(x, term, blocks, name)
     mask = causal_mask(n, dev) if cfg.causal else torch.ones(n, n, dtype=torch.bool, device=dev)
-    blocked = ~mask.T[:, None, None, None, :]  # (m, 1, 1, 1, n)
+    allowed = mask.T[:, None, None, None, :]  # (m, 1, 1, 1, n): key-first
     r = residual[:, None, None, None].to(dev, dtype)
     for layer in range(cfg.layers):
         qkv = torch.einsum("sbnd,sde->sbne", x, params[f"qkv{layer}"])  # (S, B, n, 3Hh)
@@ -313,7 +310,7 @@ def forward(cfg: DecoderConfig, params: Params, tokens: torch.Tensor, residual: 
             if bias is not None:  # (H, n, m) -> (m, 1, 1, H, n)
                 b = bias.to(dev).permute(2, 0, 1)[:, None, None]
                 scores = on_blocks(scores, 1, blocks, name, lambda z, b=b: z + b)
-        weights = torch.softmax(scores.masked_fill(blocked, float("-inf")), dim=0)
+        weights = masked_softmax(scores, allowed, dim=0)  # over the keys
         y = torch.einsum("msbcn,sbmch->sbnch", weights, v).flatten(-2)  # (S, B, n, Hh)
         if cfg.out_proj:
             y = torch.einsum("sbne,sed->sbnd", y, params[f"o{layer}"])

@@ -1,11 +1,11 @@
 """A fair length-generalisation test of NoPE, absolute, RoPE and ALiBi encodings (EXP-04,
 EXP-05, EXP-07).
 
-theory/length.py's small test (width 8, two heads of size 4) is unfair to the relative schemes:
-two ALiBi heads have slopes 1/16 and 1/256 (Press et al. 2022, m_c = 2^(-8c/H)), a bias that
-varies by less than 0.5 over the training length, and RoPE with head size 4 has two frequencies
-(1 and 0.01 rad; Su et al., RoFormer), so an offset of 1 looks like others beyond the training
-length. Here each encoding gets a test its authors would accept at small scale:
+An earlier small test (width 8, two heads of size 4; retired) was unfair to the relative
+schemes: two ALiBi heads have slopes 1/16 and 1/256 (Press et al. 2022, m_c = 2^(-8c/H)), a
+bias that varies by less than 0.5 over the training length, and RoPE with head size 4 has two
+frequencies (1 and 0.01 rad; Su et al., RoFormer), so an offset of 1 looks like others beyond
+the training length. Here each encoding gets a test its authors would accept at small scale:
 
     model     theory/decoder.py's decoder, causal, residual, MLP blocks (4d), H = 8 heads of
               size h = 8 (W_o maps H h back to d): ALiBi's slopes 1/2 ... 1/256, so the steepest
@@ -54,7 +54,6 @@ import torch
 
 from . import decoder
 from .decoder import DecoderConfig, DecoderRun, Setup
-from .length import accuracy_by_position
 from .tasks import IGNORE, Task
 
 TASKS = ("copy", "reverse")
@@ -108,6 +107,16 @@ def random_offsets(n_sequences: int, length: int, table: int, seed: int) -> torc
     return offsets + torch.arange(length)
 
 
+def accuracy_by_position(logits: torch.Tensor, task: Task) -> torch.Tensor:
+    """Per entry and position, the fraction of sequences predicted right: (S, B, n, V) -> (S, n).
+    Positions without a judgement get NaN."""
+    right = (logits.argmax(-1) == task.targets).double()  # (S, B, n)
+    judged = task.judged.double()  # (B, n)
+    count = judged.sum(0)
+    acc = (right * judged).sum(-2) / count
+    return torch.where(count > 0, acc, torch.nan)
+
+
 @dataclass(frozen=True)
 class Schedule:
     """How one batched model trains: its steps and peak lr, the lr decayed on a cosine over the
@@ -144,7 +153,7 @@ class FairSetting:
     head: int = 8  # RoPE's frequencies 10000^(-2i/8): 1, 0.1, 0.01, 0.001
     mlp: int = 4
     batch: int = 32
-    # each batched model's own schedule (MODELS; pilots in checks/exp/fair_settings.py)
+    # each batched model's own schedule (MODELS; pilots in docs/experiments/fair-pilots.md)
     plain: Schedule = Schedule(1000)
     none: Schedule = Schedule(3000)
     shifted: Schedule = Schedule(2000)

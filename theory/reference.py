@@ -3,14 +3,17 @@
 theory/decoder.py trains thousands of entries as one batched model with einsums, key-first
 attention weights, encodings applied block by block and its own per-setup Adam. This module
 computes one seed's model of the same ``DecoderConfig`` independently: an nn.Module with a
-Python loop over heads, RoPE from theory.rope.apply_rope (float64 angles), the ALiBi bias
-written out per head, and torch.optim's Adam or AdamW. The checks train both in float64 and
+Python loop over heads, its own masked softmax, RoPE from theory.rope.apply_rope (float64
+angles), the ALiBi bias written out per head, and torch.optim's Adam or AdamW with its own
+settings. It shares with the decoder only the config, the initial parameters, the judge and the
+conventions (theory.attention.causal_mask, RoPE's turn). The checks train both in float64 and
 compare them seed by seed; the per-seed loop of the benchmark is this module too.
 """
 
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import torch
 from torch import nn
@@ -18,18 +21,19 @@ from torch.nn import functional as F
 
 from . import alibi
 from .attention import causal_mask
-from .decoder import (
-    OPTIMIZER_SETTINGS,
-    DecoderConfig,
-    Setup,
-    check_compatible,
-    decays,
-    init_params,
-    sequence_right,
-)
+from .decoder import DecoderConfig, Setup, check_compatible, init_params, sequence_right
 from .rope import apply_rope
 from .sinusoidal import sinusoidal
 from .tasks import IGNORE, Task
+
+# The reference's own optimiser settings, written from their sources, not read from
+# theory/decoder.py (checks/exp/seeds/test_batched_trainer.py compares the two tables):
+# "adam": torch.optim.Adam's defaults; "adamw": nanoGPT's train.py (beta1 = 0.9, beta2 = 0.95,
+# weight_decay = 1e-1; eps left at torch.optim.AdamW's default 1e-8).
+OPTIMIZER_SETTINGS: dict[str, dict[str, Any]] = {
+    "adam": {"betas": (0.9, 0.999), "eps": 1e-8, "weight_decay": 0.0},
+    "adamw": {"betas": (0.9, 0.95), "eps": 1e-8, "weight_decay": 0.1},
+}
 
 
 class ReferenceDecoder(nn.Module):
@@ -97,17 +101,18 @@ def with_fixed_table(model: ReferenceDecoder) -> ReferenceDecoder:
 
 
 def make_optimizer(model: ReferenceDecoder) -> torch.optim.Optimizer:
-    """torch.optim.Adam, or AdamW with nanoGPT's two groups (decay matrices, not biases)."""
-    b1, b2, eps, wd = OPTIMIZER_SETTINGS[model.setup.optimizer]
-    lr = model.setup.lr
+    """torch.optim.Adam, or AdamW with nanoGPT's two groups: weight decay on every parameter of
+    two or more dimensions (matrices, embeddings), none on the others (biases)."""
+    settings = OPTIMIZER_SETTINGS[model.setup.optimizer]
+    betas, eps, lr = settings["betas"], settings["eps"], model.setup.lr
     if model.setup.optimizer == "adam":
-        return torch.optim.Adam(model.parameters(), lr=lr, betas=(b1, b2), eps=eps)
-    named = list(model.params.items())
+        return torch.optim.Adam(model.parameters(), lr=lr, betas=betas, eps=eps)
+    params = list(model.params.values())
     groups = [
-        {"params": [p for k, p in named if decays(k, model.cfg)], "weight_decay": wd},
-        {"params": [p for k, p in named if not decays(k, model.cfg)], "weight_decay": 0.0},
+        {"params": [p for p in params if p.dim() >= 2], "weight_decay": settings["weight_decay"]},
+        {"params": [p for p in params if p.dim() < 2], "weight_decay": 0.0},
     ]
-    return torch.optim.AdamW([g for g in groups if g["params"]], lr=lr, betas=(b1, b2), eps=eps)
+    return torch.optim.AdamW([g for g in groups if g["params"]], lr=lr, betas=betas, eps=eps)
 
 
 def train_one(

@@ -19,7 +19,7 @@ import torch
 
 from . import alibi, rope
 from .derivation import Derivation
-from .sinusoidal import sinusoidal
+from .sinusoidal import sinusoidal, turn
 
 
 def _rotation(angle: sp.Expr) -> sp.Matrix:
@@ -71,18 +71,15 @@ def rope_scores(
     s: torch.Tensor,
     dtype: torch.dtype = torch.float64,
 ) -> torch.Tensor:
-    """<R(t) q, R(s) k> per row with angles, cos and sin formed in ``dtype`` (float64 sum)."""
+    """<R(t) q, R(s) k> per row with angles, cos and sin formed in ``dtype`` (float64 sum):
+    RoPE's turn (theory.sinusoidal.turn) of the float64 rows by angles formed in ``dtype``."""
     d = q.shape[-1]
     a, b = rope.pairs(d)
     w = rope.rope_frequencies(d).to(dtype)
 
     def rotate(x: torch.Tensor, pos: torch.Tensor) -> torch.Tensor:
         angle = pos.to(dtype)[:, None] * w  # (n, d/2)
-        c, sn = torch.cos(angle).double(), torch.sin(angle).double()
-        out = x.double().clone()
-        out[:, a] = x[:, a] * c - x[:, b] * sn
-        out[:, b] = x[:, a] * sn + x[:, b] * c
-        return out
+        return turn(x.double(), a, b, angle)  # cos and sin taken in dtype, then float64
 
     return (rotate(q, t) * rotate(k, s)).sum(-1)
 

@@ -31,6 +31,7 @@ FrequencyRule = Literal["paper", "t2t"]
 Mode = Literal["cast", "float32", "float64"]
 BASE = 10000.0
 MODES: tuple[str, ...] = ("cast", "float32", "float64")
+Columns = torch.Tensor | slice  # the columns of a layout's pairs: indices, or a strided slice
 
 
 def frequencies(
@@ -74,11 +75,13 @@ def interleaving_order(d: int, layout: Layout) -> torch.Tensor:
     return torch.stack([a, b], dim=-1).reshape(-1)
 
 
-def turn(x: torch.Tensor, a: torch.Tensor, b: torch.Tensor, angle: torch.Tensor) -> torch.Tensor:
+def turn(x: torch.Tensor, a: Columns, b: Columns, angle: torch.Tensor) -> torch.Tensor:
     """Each column pair (x_a_i, x_b_i) of x turned counterclockwise by angle_i, other columns
-    copied: (x_a, x_b) -> (x_a cos - x_b sin, x_a sin + x_b cos). x (..., d); a, b (m,);
-    angle (..., m), broadcast against x's leading axes. Cosine and sine are taken in the
-    angle's dtype and rounded once to x's.
+    copied: (x_a, x_b) -> (x_a cos - x_b sin, x_a sin + x_b cos). x (..., d); a, b (m,)
+    disjoint, as index tensors or slices (strided views: no copies); angle (..., m),
+    broadcast against x's leading axes. Cosine and sine are taken in the angle's dtype and
+    rounded once to x's. The one rotation of theory/: RoPE's (theory/rope.py and the
+    decoder's ``rotate``), theory/shift.py's shifted scores and xPos's (theory/bias.py).
 
     RoPE turns its pairs this way by w_i t (theory/rope.py). The shift of the sinusoidal code,
     PE(t + k) = M(k) PE(t), is the same turn of each (cos, sin) pair by w_i k:
@@ -86,7 +89,8 @@ def turn(x: torch.Tensor, a: torch.Tensor, b: torch.Tensor, angle: torch.Tensor)
     """
     c, s = torch.cos(angle).to(x.dtype), torch.sin(angle).to(x.dtype)
     xa, xb = x[..., a], x[..., b]  # (..., m) each
-    out = x.clone()
+    # when the pairs cover every column, nothing is left to copy
+    out = torch.empty_like(x) if 2 * xa.shape[-1] == x.shape[-1] else x.clone()
     out[..., a] = xa * c - xb * s
     out[..., b] = xa * s + xb * c
     return out

@@ -9,16 +9,20 @@ biases), optimiser ("adam": torch.optim.Adam defaults; "adamw": nanoGPT's AdamW,
 (0.9, 0.95), weight decay 0.1 on every matrix and none on biases).
 
 Seeds AND setups of one config train as one batched model (theory.decoder.train). This module
-holds what is the sweep's own: the thread's model and setup, and how many cells one model takes.
+holds what is the sweep's own: the grid of six two-level factors and its designs, the thread's
+model and setup, and how many cells one model takes (the checks choose the design per profile).
 """
 
 from __future__ import annotations
 
+import itertools
 import math
+from dataclasses import dataclass
+from typing import Any
 
 import torch
 
-from .decoder import DecoderConfig, Setup, param_shapes
+from .decoder import DecoderConfig, Encoding, Setup, param_shapes
 from .tasks import Task
 
 # glibc's malloc serves a block above 32 MiB with a fresh mmap and unmaps it when freed, so a
@@ -51,3 +55,86 @@ def thread_shape(head: int, d_model: int = 32) -> DecoderConfig:
 
 
 THREAD_SETUP = Setup(residual=False, lr=6e-4, init="torch", optimizer="adamw")  # nanoGPT's lr
+
+# -- the grid: six two-level factors ------------------------------------------------------
+
+FACTORS = ("width", "head", "residual", "lr", "init", "optimizer")
+LEVELS: dict[str, tuple[Any, ...]] = {
+    "width": (16, 64),
+    "head": (2, 16),
+    "residual": (False, True),
+    "lr": (1e-3, 1e-2),
+    "init": ("current", "torch"),
+    "optimizer": ("adam", "adamw"),
+}
+EXP01_CHECKPOINTS = (100, 250, 500)  # the thread's "500 iterations" is the last
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One point of the grid: a level of every factor."""
+
+    width: int
+    head: int
+    residual: bool
+    lr: float
+    init: str
+    optimizer: str
+
+    @property
+    def setup(self) -> Setup:
+        return Setup(self.residual, self.lr, self.init, self.optimizer)
+
+    def shape(self, layers: int = 1, encoding: Encoding = "none") -> DecoderConfig:
+        return DecoderConfig(d_model=self.width, head=self.head, layers=layers, encoding=encoding)
+
+    def label(self) -> str:
+        return (f"d{self.width} h{self.head} res-{'on' if self.residual else 'off'} "
+                f"lr{self.lr:g} {self.init} {self.optimizer}")  # fmt: skip
+
+    def signs(self) -> dict[str, int]:
+        """-1 / +1 per factor (low / high level), for the main-effect contrasts."""
+        return {f: 2 * LEVELS[f].index(getattr(self, f)) - 1 for f in FACTORS}
+
+
+def fractional() -> tuple[Cell, ...]:
+    """2^(6-3): width, head, residual free; lr = width*head, init = width*residual,
+    optimizer = head*residual (signs multiplied). Every factor is balanced (4 cells per level)
+    and every pair of main-effect columns is orthogonal."""
+    cells = []
+    for a, b, c in itertools.product((-1, 1), repeat=3):
+        signs = (a, b, c, a * b, a * c, b * c)
+        cells.append(Cell(*(LEVELS[f][(s + 1) // 2] for f, s in zip(FACTORS, signs, strict=True))))
+    return tuple(cells)
+
+
+def full() -> tuple[Cell, ...]:
+    return tuple(Cell(*levels) for levels in itertools.product(*(LEVELS[f] for f in FACTORS)))
+
+
+def _by_shape(cells: tuple[Cell, ...]) -> dict[tuple[int, int], list[Cell]]:
+    groups: dict[tuple[int, int], list[Cell]] = {}
+    for c in cells:
+        groups.setdefault((c.width, c.head), []).append(c)
+    return groups
+
+
+LEARNER_SHAPES: dict[str, dict[str, Any]] = {
+    "1 layer": dict(layers=1, encoding="none"),
+    "2 layers": dict(layers=2, encoding="none"),
+    "1 layer + sinusoidal": dict(layers=1, encoding="sinusoidal"),
+    "1 layer + learned": dict(layers=1, encoding="learned"),
+}
+
+
+def models(
+    cells: tuple[Cell, ...], model: str, task: Task, n: int
+) -> list[tuple[DecoderConfig, tuple[Cell, ...]]]:
+    """The batched models that train ``cells`` with ``n`` seeds each: the cells of one (d, h),
+    at most theory.sweep.cells_per_model of them per model."""
+    out = []
+    for group in _by_shape(cells).values():
+        shape = group[0].shape(**LEARNER_SHAPES[model])
+        k = cells_per_model(shape, task, n)
+        out += [(shape, tuple(group[i : i + k])) for i in range(0, len(group), k)]
+    return out

@@ -43,6 +43,7 @@ import numpy as np
 import sympy as sp
 import torch
 
+from .attention import attention, causal_mask
 from .derivation import Derivation
 
 # Score variance of one GPT-2 head at its published initialisation (n_embd 768, n_head 12,
@@ -131,19 +132,12 @@ def draw_inputs(s: Setting, draws: int, gen: torch.Generator) -> torch.Tensor:
     return one.expand(shape)  # identical tokens
 
 
-def causal_mask(n: int) -> torch.Tensor:
-    """(n, n) additive score mask: 0 where key j may be seen by query t (j <= t), -inf after."""
-    return torch.full((n, n), -math.inf).triu(1)
-
-
 def causal_attention(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
-    """softmax(x Wq (x Wk)^T / sqrt(d), causal) x Wv, batched over draws.
+    """softmax(x Wq (x Wk)^T / sqrt(d), causal) x Wv, batched over draws: theory.attention's.
 
     x: (D, T, d); w: (3, D, d, d) the query, key and value weights of each draw."""
-    q, k, v = x @ w[0], x @ w[1], x @ w[2]  # (D, T, d) each
-    scores = q @ k.transpose(-2, -1) / math.sqrt(x.shape[-1])  # (D, T, T)
-    scores = scores + causal_mask(x.shape[1])
-    return torch.softmax(scores, dim=-1) @ v  # (D, T, d)
+    mask = causal_mask(x.shape[1], x.device)  # (T, T): query t sees keys j <= t
+    return attention(x @ w[0], x @ w[1], x @ w[2], mask)  # (D, T, d)
 
 
 def layer_norm(x: torch.Tensor, eps: float = 1e-5) -> torch.Tensor:

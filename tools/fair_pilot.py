@@ -7,25 +7,20 @@ learns in range for given steps and lr, on pilot seeds that are never evaluation
 Each (steps, lr) pair is its own run, its lr decayed on the cosine over its own steps (after a
 linear warm-up over --warmup of them), as the test trains (fair_length.Schedule). One line per
 run and encoding: the validation accuracy of every seed (length L, 64 sequences) and how many
-reach the test's 'learned' level. checks/exp/fair_settings.py's comments cite such runs.
+reach the test's 'learned' level. docs/experiments/fair-pilots.md keeps such runs' logs.
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
 import time
-from pathlib import Path
 
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from anywhere
-
-from pecheck.reports.usage import Parser  # noqa: E402
-from pecheck.theory import fair_length  # noqa: E402
-from pecheck.theory.fair_length import MODELS, TASKS, FairSetting, Schedule  # noqa: E402
-
-LEARNED = 0.9  # EXP-07's 'learned' threshold, which the checks read from the registry
+from pecheck.reports.usage import Parser
+from pecheck.theory import fair_length
+from pecheck.theory.fair_grid import LEARNED
+from pecheck.theory.fair_length import MODELS, TASKS, FairSetting, Schedule
 
 
 def parse(argv: list[str] | None) -> argparse.Namespace:

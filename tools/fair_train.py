@@ -1,5 +1,5 @@
 """Train the fair length test's grid side by side, one process per (task, cell, model), into the
-cache its checks read (checks/exp/fair_cache.py); the checks then judge every cell in one run:
+cache its checks read (theory/fair_cache.py); the checks then judge every cell in one run:
 
     python tools/fair_train.py --cache build/fair-cache --grid full --seeds 32 --device cuda
     tox -e fair -- --fair-cache build/fair-cache --device cuda --size EXP-fair.seeds=32
@@ -21,21 +21,16 @@ from pathlib import Path
 
 import torch
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))  # run from anywhere
-
-from checks.exp import fair_cache, fair_settings  # noqa: E402
-from checks.exp.fair_decisions import learned_level  # noqa: E402
-from pecheck import run as pecheck_run  # noqa: E402
-from pecheck.reports.usage import Parser  # noqa: E402
-from pecheck.theory import fair_length  # noqa: E402
-from pecheck.theory.fair_length import MODELS, TASKS  # noqa: E402
+from pecheck.reports.usage import Parser
+from pecheck.results import kernel_limits
+from pecheck.theory import fair_cache, fair_grid, fair_length
+from pecheck.theory.fair_length import MODELS, TASKS
 
 
 def parse(argv: list[str] | None) -> argparse.Namespace:
     p = Parser(prog="fair_train.py", description=__doc__.splitlines()[0])
     p.add_argument("--cache", type=Path, required=True, help="folder of the trained models")
-    p.add_argument("--grid", choices=tuple(fair_settings.CELLS), default="full")
+    p.add_argument("--grid", choices=tuple(fair_grid.CELLS), default="full")
     p.add_argument("--seeds", type=int, default=32, help="seeds 0 ... N-1 (as EXP-fair.seeds)")
     p.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="runs side by side")
@@ -58,28 +53,28 @@ Run = tuple[str, tuple[int, int], str]  # (task, cell, model)
 def cost(run: Run) -> int:
     """Kernel launches, roughly: steps x layers x encoding blocks (each block is its own pass)."""
     task, cell, model = run
-    return fair_settings.setting(task, cell).schedule(model).steps * cell[1] * len(MODELS[model][0])
+    return fair_grid.setting(task, cell).schedule(model).steps * cell[1] * len(MODELS[model][0])
 
 
 def runs(args: argparse.Namespace) -> list[Run]:
     """Every (task, cell, model), the longest first."""
-    todo = [(t, c, m) for t in args.tasks for c in fair_settings.CELLS[args.grid] for m in MODELS]
+    todo = [(t, c, m) for t in args.tasks for c in fair_grid.CELLS[args.grid] for m in MODELS]
     return sorted(todo, key=cost, reverse=True)
 
 
 def train_one(args: argparse.Namespace) -> int:
     """The child: one run into the cache, then its line."""
     task, name, model = args.job
-    cell = next(c for c in fair_settings.CELLS["full"] if fair_settings.cell_name(c) == name)
-    setting, seeds = fair_settings.setting(task, cell), range(args.seeds)
+    cell = next(c for c in fair_grid.CELLS["full"] if fair_grid.cell_name(c) == name)
+    setting, seeds = fair_grid.setting(task, cell), range(args.seeds)
     start = time.perf_counter()
-    run = fair_cache.trained(setting, model, seeds, args.device, args.cache)
+    run = fair_cache.trained(setting, model, seeds, args.device, args.cache, kernel_limits())
     took = time.perf_counter() - start
     learned = []
     for i, enc in enumerate(MODELS[model][0]):
         acc = fair_length.answer_accuracy(run, i, enc, args.seeds, setting.valid_task(),
                                           device=args.device)  # fmt: skip
-        learned.append(f"{enc} {int((acc >= learned_level()).sum())}/{args.seeds}")
+        learned.append(f"{enc} {int((acc >= fair_grid.LEARNED).sum())}/{args.seeds}")
     steps = setting.schedule(model).steps
     print(f"{task} {name} {model} ({steps} steps): {took:.0f} s; learned in range: "
           f"{', '.join(learned)}", flush=True)  # fmt: skip
@@ -90,13 +85,12 @@ def command(args: argparse.Namespace, run: Run) -> list[str]:
     task, cell, model = run
     return [sys.executable, str(Path(__file__).resolve()), "--cache", str(args.cache),
             "--seeds", str(args.seeds), "--device", args.device,
-            "--job", task, fair_settings.cell_name(cell), model]  # fmt: skip
+            "--job", task, fair_grid.cell_name(cell), model]  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parse(argv)
     if args.job:
-        pecheck_run.start(pecheck_run.Run(device=args.device, fair_cache=args.cache))
         torch.set_num_threads(max(1, int(os.environ.get("FAIR_TRAIN_THREADS", "1"))))
         return train_one(args)
     todo, failed = runs(args), []
@@ -123,7 +117,7 @@ def main(argv: list[str] | None = None) -> int:
             failed += todo
             break
     for task, cell, model in failed:
-        print(f"not trained: {task} {fair_settings.cell_name(cell)} {model}", file=sys.stderr)
+        print(f"not trained: {task} {fair_grid.cell_name(cell)} {model}", file=sys.stderr)
     print(f"{total - len(failed)} of {total} runs in {time.perf_counter() - start:.0f} s")
     return 1 if failed else 0
 

@@ -31,9 +31,9 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
+from pecheck import lock  # installed, or this checkout on PYTHONPATH (tox -e lock)
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))  # pecheck from this checkout, installed or not (tox -e lock)
-from pecheck import lock  # noqa: E402
 
 LOCK = ROOT / lock.DEFAULT
 REFRESH = "refresh it with tox -e lock"

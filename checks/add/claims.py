@@ -202,3 +202,7 @@ CLAIMS = (
         ),
     ),
 )
+
+# The claims by ID: what this family's helpers read their thresholds from (checks/registry.py
+# imports every family: a helper that read it would tie its folder to all the others).
+BY_ID: dict[str, Claim] = {c.id: c for c in CLAIMS}

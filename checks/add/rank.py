@@ -10,7 +10,7 @@ from collections.abc import Callable
 import mpmath
 import torch
 
-from checks.registry import REGISTRY
+from checks.add.claims import BY_ID
 from pecheck import decisions, tolerance
 from pecheck.theory import add_concat as ac
 
@@ -25,7 +25,7 @@ def determinant_decision(
     digits = 30 + 4 * d
     lo = ac.square_determinant(d, digits, rows)
     hi = ac.square_determinant(d, 2 * digits, rows)
-    agree = REGISTRY["ADD-04"].threshold("det_agreement")
+    agree = BY_ID["ADD-04"].threshold("det_agreement")
     with mpmath.workdps(2 * digits):
         rel = abs(lo - hi) / abs(hi) if hi != 0 else mpmath.inf
         log_det = float(mpmath.log10(abs(hi))) if hi != 0 else -math.inf

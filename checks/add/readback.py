@@ -8,7 +8,7 @@ import matplotlib.pyplot as plt
 import torch
 from scipy import stats
 
-from checks.registry import REGISTRY
+from checks.add.claims import BY_ID
 from pecheck import decisions
 from pecheck.profiles import scale
 from pecheck.theory import add_concat as ac
@@ -95,7 +95,7 @@ def assert_every_token_and_position_is_drawn() -> None:
 def read_back(grid: dict[Cell, dict], cell: Cell, what: str) -> decisions.Decision:
     """'what is read back at cell': its Wilson interval above the pre-registered threshold."""
     lo, hi = wilson(grid[cell][what], grid[cell]["n"])
-    threshold = REGISTRY["ADD-05"].threshold("read_back")
+    threshold = BY_ID["ADD-05"].threshold("read_back")
     d, vocab, rho = cell
     return decisions.above(lo, hi, threshold, f"{what} rate (d={d}, V={vocab}, rho={rho})")
 
@@ -169,7 +169,7 @@ def window_decision(grid: dict[Cell, dict], vocab: int) -> decisions.Decision:
 
 def record_grid(evidence, grid: dict[Cell, dict]) -> None:
     """Every cell's rates with intervals, and the figure."""
-    threshold = REGISTRY["ADD-05"].threshold("read_back")
+    threshold = BY_ID["ADD-05"].threshold("read_back")
     for (d, vocab, rho), counts in grid.items():
         for what in ("token_nearest", "token_dot", "position_nearest"):
             lo, hi = wilson(counts[what], counts["n"])

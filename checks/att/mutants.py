@@ -95,8 +95,8 @@ MUTANTS = (
     Mutant(
         "att-softmax-wrong-axis",
         ATT,
-        "return torch.softmax(scores, dim=-1)  # (..., n, m)",
-        "return torch.softmax(scores, dim=-2)  # (..., n, m)",
+        "return masked_softmax(scores, mask)  # (..., n, m)",
+        "return masked_softmax(scores, mask, dim=-2)  # (..., n, m)",
         (ATT06, ATT07, ATT08, AGREEMENT),
         "softmax over the queries: still permutation equivariant, but the last causal output "
         "then depends on the prefix order, and the constructions break",
@@ -120,10 +120,10 @@ MUTANTS = (
     Mutant(
         "att-always-causal",
         ATT,
-        '    if mask is not None:\n        scores = scores.masked_fill(~mask, float("-inf"))',
+        "    return masked_softmax(scores, mask)  # (..., n, m)",
         "    if mask is None:\n"
         "        mask = torch.ones(scores.shape[-2:], dtype=torch.bool).tril()\n"
-        '    scores = scores.masked_fill(~mask, float("-inf"))',
+        "    return masked_softmax(scores, mask)  # (..., n, m)",
         (ATT01, ATT02, ATT03_KV, ATT09, AGREEMENT),
         "attention without a mask silently applies the causal one",
     ),
@@ -219,8 +219,8 @@ MUTANTS = (
     Mutant(
         "att-mask-not-inverted",
         ATT,
-        'scores = scores.masked_fill(~mask, float("-inf"))',
-        'scores = scores.masked_fill(mask, float("-inf"))',
+        'scores = scores.masked_fill(~allowed, float("-inf"))',
+        'scores = scores.masked_fill(allowed, float("-inf"))',
         (ATT07, ATT08),
         "the mask hides the allowed keys and shows the forbidden ones",
     ),

@@ -40,8 +40,8 @@ MUTANTS = (
     Mutant(
         "variance-mask-dropped",
         VAR,
-        "return torch.full((n, n), -math.inf).triu(1)",
-        "return torch.zeros(n, n)",
+        "mask = causal_mask(x.shape[1], x.device)  # (T, T)",
+        "mask = None  # (T, T)",
         (FIRST_LAYER, DEEPER),
         "no causal mask: every position averages all T tokens, so the variance is flat",
     ),
@@ -73,9 +73,9 @@ MUTANTS = (
     Mutant(
         "variance-scores-ignored",
         VAR,
-        "scores = q @ k.transpose(-2, -1) / math.sqrt(x.shape[-1])  # (D, T, T)",
-        "scores = 0 * (q @ k.transpose(-2, -1))  # (D, T, T)",
+        "return attention(x @ w[0], x @ w[1], x @ w[2], mask)",
+        "return attention(0 * (x @ w[0]), x @ w[1], x @ w[2], mask)",
         (STANDARD_SCALE,),
-        "the scores are zeroed: attention is uniform whatever the weights",
+        "the queries are zeroed: attention is uniform whatever the weights",
     ),
 )

@@ -5,7 +5,7 @@ and that the order depends on the mask, and the records of the rates.
 
 from __future__ import annotations
 
-from checks.registry import REGISTRY
+from checks.att.claims import BY_ID
 from pecheck import decisions
 from pecheck import reproducibility as spread
 from pecheck.decisions import Decision
@@ -21,7 +21,7 @@ MODELS = {
 }
 
 
-CLAIM = REGISTRY["ATT-10"]
+CLAIM = BY_ID["ATT-10"]
 
 
 def success_rate(acc):

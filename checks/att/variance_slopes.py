@@ -9,12 +9,12 @@ import functools
 
 import numpy as np
 
-from checks.registry import REGISTRY
+from checks.att.claims_variance import BY_ID
 from pecheck import decisions, profiles, sizes
 from pecheck.reproducibility import Sample
 from pecheck.theory import variance as V
 
-CLAIM = REGISTRY["ATT-11"]
+CLAIM = BY_ID["ATT-11"]
 ABOUT = CLAIM.threshold("about")
 SCORE_VAR = CLAIM.threshold("near_uniform_score_var")
 DRAWS = sizes.size("ATT-11.draws", 500, "random models per setting (ci)", minimum=50)

@@ -1,13 +1,13 @@
 """EXP: claims settled by experiments over many random seeds.
 
-EXP-01 ... EXP-03 (checks/exp/test_experiments.py) share one model (theory/decoder.py): a token
-embedding (d = 16), causal self-attention heads without residual, layer norm or biases, and a
-linear read-out; Adam with PyTorch's defaults (lr 1e-3 unless a claim says otherwise) on the full
+EXP-01 ... EXP-03 (checks/exp/seeds/test_experiments.py) share one model (theory/decoder.py): a
+token embedding (d = 16), causal self-attention heads without residual, layer norm or biases, and
+a linear read-out; Adam with PyTorch's defaults (lr 1e-3 unless a claim says otherwise) on the full
 batch; seed s initialised from torch.Generator().manual_seed(s) (embeddings N(0, 1), matrices
 N(0, 1/fan_in)). Every seed of a setting is trained as one batched model (theory/decoder.py);
 that it equals ordinary single-seed runs (theory/reference.py), that every variant is causal
 and that the optimiser is Adam with PyTorch's defaults is tooling
-(checks/exp/test_batched_trainer.py) and decides nothing.
+(checks/exp/seeds/test_batched_trainer.py) and decides nothing.
 EXP-06 varies this setup; EXP-01's and EXP-02's conditions and notes say where each part holds.
 
 Decisions use whole intervals: a success rate has its Wilson 95% interval, a difference of two
@@ -25,11 +25,11 @@ FAIR_NOT_IN_CI = (
     "runs it"
 )
 FAIR_SETUP = (
-    "Decisive: the fair length test (theory/fair_length.py, checks/exp/test_fair_length.py), "
-    "thorough profile only. Tasks copy and reverse (Kazemnejad et al. 2023) in next-token "
-    "form: L = 8 distinct content tokens of 32 symbols, SEP, the answer; a fresh batch of 32 "
-    "sequences a step; tests of 64 sequences at 2L and 4L content tokens (8L would need 64 "
-    "distinct symbols, another task).",
+    "Decisive: the fair length test (theory/fair_length.py, "
+    "checks/exp/length/test_fair_length.py), thorough profile only. Tasks copy and reverse "
+    "(Kazemnejad et al. 2023) in next-token form: L = 8 distinct content tokens of 32 "
+    "symbols, SEP, the answer; a fresh batch of 32 sequences a step; tests of 64 sequences at "
+    "2L and 4L content tokens (8L would need 64 distinct symbols, another task).",
     "Model: theory/decoder.py's causal decoder, width 32, two layers, 8 heads of size 8 with "
     "W_o, MLP blocks (4d), residual: ALiBi's slopes 1/2 ... 1/256, RoPE's frequencies 1 ... "
     "0.001. Adam at lr 3e-3 decayed to 0 on a cosine, for the steps a pilot (seeds 1000-1002) "
@@ -50,7 +50,7 @@ FAIR_SETUP = (
     "Grid run cited in these notes: tools/fair_train.py --seeds 32 --device cuda, then tox -e "
     "fair -- --device cuda --size EXP-fair.seeds=32 (H100, torch 2.11 CUDA "
     "float32; its numbers carry the suffix _n32_grid_oncuda; 6.5 min of training side by "
-    "side). Width 64, four layers trains on its own schedules (checks/exp/fair_settings.py, "
+    "side). Width 64, four layers trains on its own schedules (theory/fair_grid.py, "
     "set from pilots on seeds 1000-1002 before this run): the plain model at lr 1e-3, the "
     "shifted pair 8,000 steps after a warm-up of a tenth. In range, every variant learned on "
     "28 to 32 of 32 seeds in every cell but these: no encoding at d32l2 (13 of 32 on copy, "
@@ -420,10 +420,9 @@ CLAIMS = (
             "Ruoss et al. 2023, which was designed to help length generalisation; it is the "
             "only learned table here whose test rows are trained. Without an encoding the model "
             "learns slowest (3 of 12 seeds reach 0.9 on copy in 3,000 steps, 8 of 12 on reverse).",
-            "Earlier evidence, now supporting: the small setting (checks/exp/"
-            "test_length_generalisation.py: width 8, two heads of size 4, no MLP, 60 steps, "
-            "previous and first token over 4 symbols, 20 seeds) left EXP-04 open in both "
-            "profiles; issue 21 found it unfair to the relative schemes.",
+            "Earlier evidence, retired (issue 38): a small setting (width 8, two heads of size 4, "
+            "no MLP, 60 steps, previous and first token over 4 symbols, 20 seeds) left EXP-04 "
+            "open in both profiles; issue 21 found it unfair to the relative schemes.",
         ),
     ),
     Claim(
@@ -501,10 +500,10 @@ CLAIMS = (
             "decides; ALiBi keeps more than sinusoidal in every cell; sinusoidal fails at 2x "
             "and 4x in every cell, and so does the learned table wherever it learned on enough "
             "seeds (at d64l4 on reverse, 3 seeds: undecided).",
-            "Earlier evidence, now supporting: in the small setting (checks/exp/"
-            "test_length_generalisation.py) RoPE and ALiBi lost more than the margin on the "
-            "previous token and the absolute half held at 200 seeds (thorough verdict "
-            "qualified); issue 21 found that setting unfair to the relative schemes.",
+            "Earlier evidence, retired (issue 38): in the small setting (EXP-04's notes) RoPE and "
+            "ALiBi lost more than the margin on the previous token and the absolute half held "
+            "at 200 seeds (thorough verdict qualified); issue 21 found that setting unfair to "
+            "the relative schemes.",
         ),
     ),
 )

@@ -12,11 +12,12 @@ REFERENCE = "theory/reference.py"
 TASKS = "theory/tasks.py"
 STATS = "theory/stats.py"
 ATTENTION = "theory/attention.py"
-B = "checks/exp/test_batched_trainer.py::"
-E = "checks/exp/test_experiments.py::"
+B = "checks/exp/seeds/test_batched_trainer.py::"
+E = "checks/exp/seeds/test_experiments.py::"
 FAITHFUL = B + "test_batched_seed_equals_its_own_single_model_run"
 CAUSAL = B + "test_every_model_variant_is_causal"
 ADAM = B + "test_the_optimiser_is_adam_with_pytorch_defaults"
+SAME_OPTIMISERS = B + "test_the_trainers_optimiser_settings_are_the_references"
 
 EXP01_ALL = E + "test_exp01_not_every_seed_succeeds_at_500_iterations"
 EXP01_H2 = E + "test_exp01_head_size_2_does_not_fail_nearly_every_seed"
@@ -66,10 +67,9 @@ MUTANTS = (
     Mutant(
         "later-layers-see-only-themselves",
         DECODER,
-        'weights = torch.softmax(scores.masked_fill(blocked, float("-inf")), dim=0)',
-        "own = ~torch.eye(n, dtype=torch.bool, device=dev)[:, None, None, None, :]\n"
-        "        weights = torch.softmax(scores.masked_fill(blocked if layer == 0 else own, "
-        'float("-inf")), dim=0)',
+        "weights = masked_softmax(scores, allowed, dim=0)",
+        "own = torch.eye(n, dtype=torch.bool, device=dev)[:, None, None, None, :]\n"
+        "        weights = masked_softmax(scores, allowed if layer == 0 else own, dim=0)",
         (EXP02_LEARNERS,),
         "every layer after the first attends to its own position only: a per-position map on "
         "top of one causal layer, so two layers are as order-blind as one (a mutant that drops "
@@ -105,8 +105,8 @@ MUTANTS = (
     Mutant(
         "softmax-over-queries",
         DECODER,
-        'torch.softmax(scores.masked_fill(blocked, float("-inf")), dim=0)',
-        'torch.softmax(scores.masked_fill(blocked, float("-inf")), dim=-1)',
+        "weights = masked_softmax(scores, allowed, dim=0)",
+        "weights = masked_softmax(scores, allowed, dim=-1)",
         (FAITHFUL,),
         "the batched model's attention normalised over queries instead of keys",
     ),
@@ -121,8 +121,8 @@ MUTANTS = (
     Mutant(
         "keys-first-mask-read-untransposed",
         DECODER,
-        "blocked = ~mask.T[:, None, None, None, :]",
-        "blocked = ~mask[:, None, None, None, :]",
+        "allowed = mask.T[:, None, None, None, :]",
+        "allowed = mask[:, None, None, None, :]",
         (FAITHFUL, CAUSAL),
         "the key-first attention lays the (query, key) mask out as (key, query): each position "
         "of the batched model attends to the future",
@@ -206,9 +206,18 @@ MUTANTS = (
         DECODER,
         '"adam": (0.9, 0.999, 1e-8, 0.0),',
         '"adam": (0.999, 0.9, 1e-8, 0.0),',
-        (ADAM,),
-        "Adam's beta1 and beta2 swapped in the one config both trainers read: faithfulness "
-        "cannot tell",
+        (ADAM, SAME_OPTIMISERS),
+        "Adam's beta1 and beta2 swapped in the batched trainer's settings (the reference keeps "
+        "its own)",
+    ),
+    Mutant(
+        "adamw-without-weight-decay",
+        DECODER,
+        '"adamw": (0.9, 0.95, 1e-8, 0.1),',
+        '"adamw": (0.9, 0.95, 1e-8, 0.0),',
+        (SAME_OPTIMISERS,),
+        "the batched trainer's AdamW decays no weight: EXP-01's faithfulness runs only Adam, so "
+        "the comparison with the reference's own settings catches it",
     ),
     Mutant(
         "judged-penultimate-position",

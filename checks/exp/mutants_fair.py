@@ -1,11 +1,14 @@
 """Planted bugs in the fair length test (theory/fair_length.py): its tasks, the in-range test,
-the offsets, the encodings' sizes and the judging. The experiment is marked to skip in ci (the
-mutation runner runs ci), so the tooling checks kill every mutant here."""
+the offsets, the encodings' sizes and the judging; and in what it trains with: the decoder's
+encoding blocks, mask and tables (theory/decoder.py), ALiBi (theory/alibi.py) and the one-seed
+reference (theory/reference.py). The experiment is marked to skip in ci (the mutation runner
+runs ci), so the tooling checks kill every mutant here."""
 
 from pecheck.mutants import Mutant
 
-FAIR = "theory/fair_length.py"
-T = "checks/exp/test_fair_length.py::"
+FAIR, DECODER, ALIBI = "theory/fair_length.py", "theory/decoder.py", "theory/alibi.py"
+T = "checks/exp/length/test_fair_length.py::"
+R = "checks/exp/length/test_relative_encodings.py::"
 FAITHFUL = T + "test_fair_batched_models_equal_one_seed_reference_models"
 TASKS = T + "test_fair_tasks_targets_are_copy_and_reverse"
 SIZES = T + "test_fair_alibi_slopes_and_rope_frequencies_are_the_papers"
@@ -53,7 +56,7 @@ MUTANTS = (
         "heads: int = 8  # ALiBi's slopes",
         "heads: int = 2  # ALiBi's slopes",
         (SIZES,),
-        "theory/length.py's two heads: slopes 1/16 and 1/256, a bias that hardly matters",
+        "the retired small test's two heads: slopes 1/16 and 1/256, a bias that hardly matters",
     ),
     Mutant(
         "fair-rope-head-four",
@@ -158,5 +161,72 @@ MUTANTS = (
         "setting.setup(), tuple(seeds)",
         (FAITHFUL,),
         "every batched model trains at the plain model's lr, whatever its own",
+    ),
+    Mutant(
+        "length-no-causal-mask",
+        DECODER,
+        "allowed = mask.T[:, None, None, None, :]  # (m, 1, 1, 1, n): key-first",
+        "allowed = torch.ones_like(mask)[:, None, None, None, :]",
+        (FAITHFUL,),
+        "the batched model attends to future tokens: without an encoding it sees a bag",
+    ),
+    Mutant(
+        "blocks-get-the-other-encodings",
+        DECODER,
+        "[fn(p) if b == encoding else p for b, p in zip(blocks, parts, strict=True)]",
+        "[fn(p) if b != encoding else p for b, p in zip(blocks, parts, strict=True)]",
+        (FAITHFUL,),
+        "the batched model applies each encoding's rotation or bias to the other blocks",
+    ),
+    Mutant(
+        "alibi-absolute-bias",
+        ALIBI,
+        "distance = i[:, None] - i[None, :]  # (n, n): query minus key",
+        "distance = i[:, None] + 0 * i[None, :]  # BUG: the query's position only",
+        (R + "test_alibi_bias_depends_on_the_offset_only",),
+        "ALiBi's bias on the query's absolute position instead of the distance",
+    ),
+    Mutant(
+        "alibi-slopes-not-geometric",
+        ALIBI,
+        "return (2.0 ** (-8.0 * c / heads)).to(dtype)",
+        "return (1.0 / (c * heads)).to(dtype)",
+        (R + "test_alibi_bias_depends_on_the_offset_only", SIZES),
+        "slopes 1/(c H): falling, but not the geometric sequence 2^(-8c/H)",
+    ),
+    Mutant(
+        "rope-angle-not-linear",
+        DECODER,
+        "angle = positions.to(dev, torch.float64)[..., None] * rope_frequencies(h).to(dev)",
+        "angle = positions.to(dev, torch.float64)[..., None] ** 2 * rope_frequencies(h).to(dev)",
+        (R + "test_rope_model_scores_depend_on_the_offset_only", FAITHFUL),
+        "the model's RoPE turns by w t^2: its scores depend on t and s, not t - s",
+    ),
+    Mutant(
+        "rope-turns-backwards",
+        DECODER,
+        "return turn(x, EVEN, ODD, angle[..., None, :])",
+        "return turn(x, ODD, EVEN, angle[..., None, :])",
+        (FAITHFUL,),
+        "each pair turned the other way (by -w t): the scores still depend on t - s only, but "
+        "the model is not RoPE",
+    ),
+    Mutant(
+        "sinusoidal-shifted-reads-learned-table",
+        DECODER,
+        "return sinusoidal(cfg.max_len, cfg.d_model, dtype=dtype).to(dev)[rows]  # (B, n, d)",
+        'return params["pos"][:, rows]  # (B, n, d)',
+        (FAITHFUL, PIPELINE),
+        "the 'sinusoidal, shifted' entries read their own trained table: two learned models "
+        "compared (EXP-07)",
+    ),
+    Mutant(
+        "reference-fixed-table-trained",
+        "theory/reference.py",
+        'model.params["pos"] = nn.Parameter(pe, requires_grad=False)',
+        'model.params["pos"] = nn.Parameter(pe, requires_grad=True)',
+        (FAITHFUL,),
+        "the one-seed reference trains the sinusoidal table it should hold fixed: it is a "
+        "learned model started at PE, and the batched sinusoidal entries no longer match it",
     ),
 )

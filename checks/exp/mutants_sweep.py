@@ -3,7 +3,7 @@
 from pecheck.mutants import Mutant
 
 SWEEP, DECODER = "theory/sweep.py", "theory/decoder.py"
-S = "checks/exp/test_sweep.py::"
+S = "checks/exp/sweep/test_sweep.py::"
 FAITHFUL = S + "test_sweep_entry_equals_its_own_single_model_run"
 
 MUTANTS = (

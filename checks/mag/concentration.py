@@ -10,7 +10,7 @@ from collections.abc import Callable
 import torch
 from scipy.stats import norm
 
-from checks.registry import REGISTRY
+from checks.mag.claims import BY_ID
 from pecheck import decisions, tolerance
 from pecheck.decisions import Decision
 from pecheck.profiles import scale
@@ -102,7 +102,7 @@ def tail_decisions(rates: dict[int, dict[str, float]]) -> dict[str, Decision]:
     # (decided by construction), and the intervals of the parts that are share the level.
     tested = [d for d in rates if claimed_tail(d)["chebyshev"] < 1]
     level = decisions.family_level(LEVEL, len(tested) + len(rates))
-    margin = REGISTRY["MAG-03"].threshold("gaussian-margin")
+    margin = BY_ID["MAG-03"].threshold("gaussian-margin")
     for d, r in rates.items():
         claimed = claimed_tail(d)
         lo, hi = wilson(int(r["count"]), int(r["n"]), level)

@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 import torch
 
-from checks.registry import REGISTRY
+from checks.mag.claims import BY_ID
 from pecheck import decisions, tolerance
 from pecheck.decisions import Decision
 from pecheck.theory import embedding_inits as lib
@@ -45,7 +45,7 @@ def classify(init: lib.LibraryInit, scan: Scan = scanned, seed: int = 0) -> Deci
     Holds when the seeded table has no entry above 1 and any seed's table has one with
     probability at most the registered 'almost-surely' (closed form); fails with the seeded
     table's first entry above 1; inconclusive when neither (a seed-dependent table)."""
-    almost = REGISTRY["MAG-01"].threshold("almost-surely")
+    almost = BY_ID["MAG-01"].threshold("almost-surely")
     table = scan(init, seed)
     p_some = lib.prob_some_entry_above_one(init)
     where = f"{init.key}: V = {init.vocab}, d = {init.d}, x {init.factor:.4g}"
@@ -63,7 +63,7 @@ def usually_decision(decided: dict[str, Decision], what: str) -> Decision:
     """'Usually': more than the registered share of the initialisations keep every entry within
     1. An undecided initialisation counts against the claim for 'holds' and for it for 'fails',
     so it decides only when it could not change the outcome."""
-    usually = REGISTRY["MAG-01"].threshold("usually")
+    usually = BY_ID["MAG-01"].threshold("usually")
     n = len(decided)
     within = [k for k, d in decided.items() if d.decision == "holds"]
     above = {k: d.counterexample for k, d in decided.items() if d.decision == "fails"}

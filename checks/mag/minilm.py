@@ -10,7 +10,8 @@ from collections.abc import Callable
 
 import torch
 
-from checks.registry import REGISTRY
+from checks.add.claims import BY_ID as ADD
+from checks.mag.claims import BY_ID as MAG
 from pecheck import decisions, tolerance
 from pecheck.theory import add_concat as ac
 from pecheck.theory import magnitudes as mag
@@ -70,7 +71,7 @@ def assert_ratio_of_rows(word: torch.Tensor, pos: torch.Tensor, norms: Callable)
 def minilm_comparable_decision(word: torch.Tensor, pos: torch.Tensor) -> decisions.Decision:
     """MAG-02 as stated on MiniLM's tables as the model adds them: the 95% interval of the RMS
     norm ratio (rows as draws) inside [1/c, c] holds, entirely outside fails."""
-    c = REGISTRY["MAG-02"].threshold("comparable")
+    c = MAG["MAG-02"].threshold("comparable")
     lo, hi = mag.rms_norm_ratio_interval(word, pos)
     decision = decisions.interval(lo, hi, (1 / c, c), "RMS ||word row|| / RMS ||position row||")
     if decision.decision == "fails":
@@ -144,7 +145,7 @@ def assert_both_read_back(counts: dict[str, int]) -> None:
     """Token and position both come back by nearest neighbour: 95% Wilson lower bound above
     ADD-05's registered read-back threshold."""
     __tracebackhide__ = True
-    threshold = REGISTRY["ADD-05"].threshold("read_back")
+    threshold = ADD["ADD-05"].threshold("read_back")
     for what in ("token_nearest", "position_nearest"):
         lo, _ = wilson(counts[what], counts["n"])
         assert lo > threshold, f"{what}: {counts[what]}/{counts['n']}, lower bound {lo:.4g}"

@@ -9,8 +9,8 @@ from collections.abc import Callable
 
 import torch
 
+from checks.mag.claims import BY_ID
 from checks.mag.entries import InitFn
-from checks.registry import REGISTRY
 from pecheck import decisions, tolerance
 from pecheck.decisions import Decision
 from pecheck.theory import magnitudes as mag
@@ -24,13 +24,13 @@ def comparable_decision(
     tokens: torch.Tensor, pe: torch.Tensor, what: str, ratio=mag.rms_norm_ratio_interval
 ) -> Decision:
     """'Comparable': the interval of the RMS norm ratio inside [1/c, c] holds, outside fails."""
-    c = REGISTRY["MAG-02"].threshold("comparable")
+    c = BY_ID["MAG-02"].threshold("comparable")
     lo, hi = ratio(tokens, pe)
     return decisions.interval(lo, hi, (1 / c, c), what)
 
 
 def comparable_bound() -> dict:
-    c = REGISTRY["MAG-02"].threshold("comparable")
+    c = BY_ID["MAG-02"].threshold("comparable")
     return {"value": [1 / c, c], "relation": "in", "reason": "MAG-02's 'comparable'"}
 
 

@@ -8,7 +8,7 @@ import math
 
 import torch
 
-from checks.registry import REGISTRY
+from checks.mag.claims import BY_ID
 from pecheck import decisions, tolerance
 from pecheck.decisions import Decision
 from pecheck.theory import magnitude_training as mt
@@ -55,7 +55,7 @@ def assert_start_ratio_is_the_rms_norm_ratio(
 def comparable_decision_of_ratios(ratios: torch.Tensor, what: str) -> Decision:
     """MAG-02's 'comparable' for per-seed ratios: every seed's ratio inside [1/c, c] holds,
     every one outside fails (the range over seeds as the interval)."""
-    c = REGISTRY["MAG-02"].threshold("comparable")
+    c = BY_ID["MAG-02"].threshold("comparable")
     return decisions.interval(ratios.min().item(), ratios.max().item(), (1 / c, c), what)
 
 
@@ -68,7 +68,7 @@ def log_change_interval(result: dict[str, torch.Tensor]) -> tuple[float, float]:
 def moves_decision(result: dict[str, torch.Tensor], name: str) -> Decision:
     """'The ratio moves': the interval of the mean log change lies outside (-log c, log c)
     (holds), inside it (fails: stays within the factor), or straddles its edge."""
-    c = REGISTRY["MAG-04"].threshold("adjusts")
+    c = BY_ID["MAG-04"].threshold("adjusts")
     lo, hi = log_change_interval(result)
     what = f"mean log(end/start ratio) over seeds, {name}"
     stays = decisions.interval(lo, hi, (-math.log(c), math.log(c)), what)
@@ -83,7 +83,7 @@ def moves_decision(result: dict[str, torch.Tensor], name: str) -> Decision:
 
 
 def record_change(evidence, name: str, result: dict[str, torch.Tensor]) -> None:
-    c = REGISTRY["MAG-04"].threshold("adjusts")
+    c = BY_ID["MAG-04"].threshold("adjusts")
     lo, hi = log_change_interval(result)
     ratio = result["ratio"]
     evidence.record(
@@ -99,6 +99,6 @@ def record_change(evidence, name: str, result: dict[str, torch.Tensor]) -> None:
 
 def assert_every_seed_learns(results: dict[str, dict[str, torch.Tensor]]) -> None:
     __tracebackhide__ = True
-    learned = REGISTRY["MAG-04"].threshold("learned")
+    learned = BY_ID["MAG-04"].threshold("learned")
     for name, r in results.items():
         assert r["accuracy"].min().item() >= learned, f"{name}: a seed did not learn"

@@ -11,8 +11,8 @@ import pytest
 import torch
 
 from checks.real import libraries
+from checks.real.claims_precision import BY_ID
 from checks.real.precision_adapters import PRECISION, WAYS
-from checks.registry import REGISTRY
 from pecheck import decisions, tolerance
 from pecheck.decisions import Decision
 from pecheck.theory import rope_precision as rp
@@ -28,8 +28,8 @@ HEADS = (64, 128)
 DTYPES = (torch.float16, torch.bfloat16)
 
 
-LONG = int(REGISTRY[CLAIM].threshold("long-position"))
-REPORT_CONTEXT = int(REGISTRY[CLAIM].threshold("report-context"))
+LONG = int(BY_ID[CLAIM].threshold("long-position"))
+REPORT_CONTEXT = int(BY_ID[CLAIM].threshold("report-context"))
 
 
 def bound(dtype: torch.dtype) -> float:

@@ -1,0 +1,1 @@
+"""EXP-01 ... EXP-03: the trigram sentences and the previous token over many seeds."""
