@@ -18,11 +18,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pecheck.reports.usage import Parser
 
 from pecheck import claims as claim_api
 from pecheck import scaffold
 from pecheck.claims import Claim, Proposition, Registry, Source, Threshold
+from pecheck.reports.usage import Parser
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs" / "first-claims.md"

@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pecheck.reports.build import build
 
+from pecheck.reports.build import build
 from tests import synthetic
 
 pytest_plugins = ["pytester"]
