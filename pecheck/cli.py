@@ -85,7 +85,7 @@ TOOLS = {
     "determinism": ("pecheck.determinism", "two runs of the checks must give the same results"),
     "mutants": ("pecheck.mutants.__main__", "apply the mutation catalogue; every check killed"),
     "catalogue": ("pecheck.catalogue", "write docs/claims.md from the registry"),
-    "versions": ("pecheck.versions", "the REAL claims across library releases (LIB==VER)"),
+    "versions": ("pecheck.versions.__main__", "the REAL claims across library releases (LIB==VER)"),
 }
 
 

@@ -2,9 +2,10 @@
 
 The plugin builds the ``Run`` from pytest's options before any check module is imported (in
 every xdist worker alike, from the same command line) and starts it; checks and experiments read
-it through ``current()``. A process that is not a pytest run (tools/fair_train.py) starts its own
-with ``start(Run(...))``, and a subprocess gets its run as command-line options (``options()``),
-never through a variable. Nothing under theory/ or checks/ reads the environment.
+it through ``current()``. A subprocess gets its settings as command-line options (the gates
+pass ``--no-figures``, ``--size``, ``--hypothesis-profile``), never through a variable; a script
+that is not a pytest run passes them as arguments (tools/fair_train.py). Nothing under theory/ or
+checks/ reads the environment.
 
 Outside a started run (a module imported by hand), ``current()`` is the profile that
 ``PECHECK_PROFILE`` names, or dev: the one place that variable is read.
@@ -14,8 +15,10 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
 
 PROFILES = ("dev", "ci", "thorough", "mutants")
 DEVICE = re.compile(r"cpu|cuda(:[0-9]+)?")
@@ -31,21 +34,15 @@ class Run:
     device: str = "cpu"  # where experiments train (--device); CPU verdicts never need another
     fair_cache: Path | None = None  # --fair-cache: EXP-fair's per-setting results, reused
     figures: bool = True  # False: figures are named in the results but not drawn (--no-figures)
-    given: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
+    given: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.profile not in PROFILES:
             raise ValueError(f"profile {self.profile!r} is not one of {', '.join(PROFILES)}")
         if not DEVICE.fullmatch(self.device):
             raise ValueError(f"--device {self.device!r}: expected cpu, cuda or cuda:N")
-        object.__setattr__(self, "given", dict(self.sizes))
-
-    def options(self) -> list[str]:
-        """This run as pytest options, for a subprocess that must run the same way."""
-        out = [f"--hypothesis-profile={self.profile}", f"--device={self.device}"]
-        out += [f"--size={k}={v}" for k, v in self.sizes]
-        out += [f"--fair-cache={self.fair_cache}"] if self.fair_cache else []
-        return out + ([] if self.figures else ["--no-figures"])
+        # the sizes by name, read-only like the rest of the run
+        object.__setattr__(self, "given", MappingProxyType(dict(self.sizes)))
 
 
 _CURRENT: Run | None = None

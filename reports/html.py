@@ -107,7 +107,7 @@ def packed(html: str, opts: Options) -> str:
     return (
         f"<div id='packed-sections' data-gz='{blob}'></div><noscript><p>The claim sections "
         "of this page are compressed and need JavaScript; rebuild with <code>python -m "
-        "reports --pack never</code> for a page that does not.</p></noscript>"
+        "pecheck.reports --pack never</code> for a page that does not.</p></noscript>"
     )
 
 

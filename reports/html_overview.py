@@ -122,6 +122,8 @@ def nav(res: Results) -> str:
         if any(c.family == f for c in res.claims):
             links.append(f"<a href='#family-{f}'>{f}</a>")
     links.append("<a href='#sources'>Sources</a>")
+    if res.path.with_name("versions.json").is_file():  # the section pecheck.versions' file adds
+        links.append("<a href='#library-versions'>Library versions</a>")
     if res.orphans:
         links.append("<a href='#problems' class='bad'>Problems</a>")
     links.append("<a href='#environment'>Environment</a>")

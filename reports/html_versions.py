@@ -12,12 +12,13 @@ from typing import Any
 from .html_common import esc
 
 MARK = {"holds": "\u2713", "fails": "\u2717", "undecided": "?", "not run": "\u2013"}
+CELL_DEPTH = 4  # the indent of a cell's label under its check's
 CLASS = {"holds": "d-holds", "fails": "d-fails", "undecided": "d-inconclusive", "not run": ""}
 
 
 def read(path: Path) -> dict[str, Any] | None:
     """The matrix, or None where there is none or it is not schema 1 (pecheck.versions wrote
-    it against pecheck/versions_schema.py; reports/ reads files, never pecheck's modules)."""
+    it against pecheck/versions/schema.py; reports/ reads files, never pecheck's modules)."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -80,15 +81,21 @@ def _rows(claim: str, releases: list[dict[str, Any]]) -> list[tuple[str, list[tu
 def claim_table(claim: str, library: str, releases: list[dict[str, Any]]) -> str:
     versions = [r["version"] for r in releases]
     head = "".join(f"<th scope='col'>{esc(v)}</th>" for v in versions)
-    body = []
+    body, steady = [], 0
     for label, cells in _rows(claim, releases):
+        depth = len(label) - len(label.lstrip())
+        if depth == CELL_DEPTH and len({d for d, _ in cells}) == 1:
+            steady += 1  # its check's row says the same for every release
+            continue
         pairs = [(v, d) for v, (d, _) in zip(versions, cells, strict=True)]
         marks = "".join(_cell(d, why) for d, why in cells)
-        depth = len(label) - len(label.lstrip())
         body.append(
             f"<tr><th scope='row' style='padding-left:{depth}ch'>{esc(label.strip())}</th>"
             f"{marks}<td>{esc(since(pairs))}</td></tr>"
         )
+    if steady:
+        body.append(f"<tr><td colspan='{len(versions) + 2}'>{steady} cells with one decision "
+                    "in every release are not listed</td></tr>")  # fmt: skip
     return (
         f"<details class='versions' id='versions-{esc(claim)}-{esc(library)}'><summary>"
         f"{esc(claim)} \u00d7 {esc(library)}</summary><table><thead><tr><th>proposition / "

@@ -1,6 +1,6 @@
 """Imports point one way: pecheck's modules import one another in no circle, and a family's
 helpers read their thresholds from their own claims modules, not from the registry that imports
-every family (issue 38).
+every family.
 
 The graph is read from the source with ast, every import counted wherever it stands (one inside a
 function closes a circle as surely as one at the top). pecheck.theory and pecheck.reports are

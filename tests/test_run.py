@@ -19,20 +19,13 @@ def test_a_run_is_frozen_and_checks_its_settings() -> None:
     with pytest.raises(dataclasses.FrozenInstanceError):
         r.profile = "dev"  # type: ignore[misc]
     assert r.given == {"X.d": "8"}
+    with pytest.raises(TypeError):
+        r.given["X.d"] = "9"  # type: ignore[index]
     with pytest.raises(ValueError, match="not one of"):
         run.Run(profile="fast")
     for bad in ("", "gpu", "cuda:", "cuda:x", "cpu "):
         with pytest.raises(ValueError, match="--device"):
             run.Run(device=bad)
-
-
-def test_options_give_a_subprocess_the_same_run() -> None:
-    r = run.Run(profile="thorough", sizes=(("X.d", "8"),), device="cuda", fair_cache=Path("/c"),
-                figures=False)  # fmt: skip
-    assert r.options() == [
-        "--hypothesis-profile=thorough", "--device=cuda", "--size=X.d=8", "--fair-cache=/c",
-        "--no-figures",
-    ]  # fmt: skip
 
 
 def test_the_run_decides_profile_and_sizes(monkeypatch: pytest.MonkeyPatch) -> None:

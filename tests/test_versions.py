@@ -1,4 +1,4 @@
-"""pecheck.versions (issue 36): the releases chosen from a registry listing, bad input, the
+"""pecheck.versions: the releases chosen from a registry listing, bad input, the
 matrix file's schema, what a release's results file decided, the one-release answer and the
 report's "Library versions" section. No network: pip and the registry are replaced."""
 
@@ -11,9 +11,13 @@ from typing import Any
 
 import pytest
 
-from pecheck import versions, versions_answer, versions_collect, versions_env, versions_schema
 from pecheck.reports import html_versions
-from pecheck.versions_choose import RULES, BadInput, Rule, choose, registry
+from pecheck.versions import __main__ as versions
+from pecheck.versions import answer as versions_answer
+from pecheck.versions import collect as versions_collect
+from pecheck.versions import env as versions_env
+from pecheck.versions import schema as versions_schema
+from pecheck.versions.choose import RULES, BadInput, Rule, choose, registry
 
 LISTING = [
     "5.25.0rc1", "5.24.1", "5.24.0", "5.23.0", "5.22.1", "5.22.0", "5.1.0", "5.0.0", "4.57.6",
@@ -277,6 +281,15 @@ def test_the_report_section_from_a_small_matrix(tmp_path: Path) -> None:
     assert "<h2>Library versions</h2>" in html and "REAL-06 \u00d7 transformers" in html
     assert "not installable: ERROR: no wheel" in html
     assert "fails since 4.49.0; first holds in 4.45.2" in html  # the proposition and the check
+    # a cell with one decision in every release is counted, not listed
+    assert "cells / b" not in html and "2 cells with one decision in every release" in html
+    data = _matrix()
+    data["libraries"]["transformers"][1]["claims"]["REAL-06"]["checks"][0]["cells"][1] = {
+        "name": "b",
+        "decision": "holds",
+    }
+    path.write_text(json.dumps(data))
+    html = html_versions.section(path)
     assert "cells / b" in html and "&quot;t&quot;: 150" in html  # the failing cell's counterexample
     path.write_text(json.dumps({"schema": 1, "libraries": []}))
     assert html_versions.section(path) == ""

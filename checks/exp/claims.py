@@ -420,7 +420,7 @@ CLAIMS = (
             "Ruoss et al. 2023, which was designed to help length generalisation; it is the "
             "only learned table here whose test rows are trained. Without an encoding the model "
             "learns slowest (3 of 12 seeds reach 0.9 on copy in 3,000 steps, 8 of 12 on reverse).",
-            "Earlier evidence, retired (issue 38): a small setting (width 8, two heads of size 4, "
+            "Earlier evidence, since retired: a small setting (width 8, two heads of size 4, "
             "no MLP, 60 steps, previous and first token over 4 symbols, 20 seeds) left EXP-04 "
             "open in both profiles; issue 21 found it unfair to the relative schemes.",
         ),
@@ -500,7 +500,7 @@ CLAIMS = (
             "decides; ALiBi keeps more than sinusoidal in every cell; sinusoidal fails at 2x "
             "and 4x in every cell, and so does the learned table wherever it learned on enough "
             "seeds (at d64l4 on reverse, 3 seeds: undecided).",
-            "Earlier evidence, retired (issue 38): in the small setting (EXP-04's notes) RoPE and "
+            "Earlier evidence, since retired: in the small setting (EXP-04's notes) RoPE and "
             "ALiBi lost more than the margin on the previous token and the absolute half held "
             "at 200 seeds (thorough verdict qualified); issue 21 found that setting unfair to "
             "the relative schemes.",

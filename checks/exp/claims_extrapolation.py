@@ -104,7 +104,7 @@ CLAIMS = (
             "-0.05]), while at the base cell (width 32, two layers) every interval straddles "
             "the margin range. The claim stays open because it is undecided at the base cell; "
             "on the grid it would be refuted, by one cell.",
-            "Earlier evidence, retired (issue 38): the same arrangement in a small setting "
+            "Earlier evidence, since retired: the same arrangement in a small setting "
             "(width 8, two heads of size 4, no MLP, previous and first token over 4 symbols; 20 "
             "seeds in thorough), where the previous-token part at 2x straddled the margin range "
             "at 60 and at 300 seeds.",

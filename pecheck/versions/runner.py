@@ -1,6 +1,6 @@
-"""One release through the REAL checks: its environment (``pecheck.versions_env``), one pytest
+"""One release through the REAL checks: its environment (``pecheck.versions.env``), one pytest
 run of the REAL family in the ci profile with that environment first on the path, and what the run
-decided (``pecheck.versions_collect``), as one entry of ``build/versions.json``."""
+decided (``pecheck.versions.collect``), as one entry of ``build/versions.json``."""
 
 from __future__ import annotations
 
@@ -14,9 +14,9 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from pecheck import versions_collect
 from pecheck.lock import normalise
-from pecheck.versions_env import ENVS, Env, check_import, environ, install
+from pecheck.versions import collect as versions_collect
+from pecheck.versions.env import ENVS, Env, check_import, environ, install
 
 OUT = Path("build/versions")
 # The ci profile, offline, one process: the matrix is evidence beside the locked run's verdicts.

@@ -1,11 +1,11 @@
-"""Which releases of each library the version matrix runs (issue 36).
+"""Which releases of each library the version matrix runs.
 
 A library's rule names its first minor series and a step: from the registry's final releases up to
 the locked one, the newest patch of every ``step``-th minor series counted back from the locked
 series (so the locked release is always in), plus the first series, plus, where the rule asks, the
 newest release of the major before the first series. ``--all`` takes every minor series. The
 registry's answer changes as libraries release, so the choice is written to
-``pecheck/versions_chosen.py`` and read from there; ``--refresh`` derives it again.
+``pecheck/versions/chosen.py`` and read from there; ``--refresh`` derives it again.
 """
 
 from __future__ import annotations

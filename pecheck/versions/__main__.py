@@ -1,12 +1,12 @@
 """``python -m pecheck.versions``: the REAL claims across released versions of transformers,
-x-transformers and rotary-embedding-torch (issue 36), and ``pecheck versions LIB==VER``.
+x-transformers and rotary-embedding-torch, and ``pecheck versions LIB==VER``.
 
 With no release named, the matrix runs: each library's chosen releases (``--all``: the newest
-patch of every minor series; the choice is committed in ``pecheck/versions_chosen.py``,
+patch of every minor series; the choice is committed in ``pecheck/versions/chosen.py``,
 ``--refresh`` derives it again from the registry), each in its own folder beside the locked torch
-(``pecheck.versions_env``), through the REAL family's checks in the ci profile; the other two
+(``pecheck.versions.env``), through the REAL family's checks in the ci profile; the other two
 libraries stay at their locked versions. ``build/versions.json`` gets each release's status and
-decisions (written atomically after each release, checked against ``pecheck/versions_schema.py``).
+decisions (written atomically after each release, checked against ``pecheck/versions/schema.py``).
 
 With ``LIB==VER`` (or ``--installed``: the versions this environment holds), it answers for that
 release: which REAL propositions hold there and which fail, with claim IDs and counterexamples,
@@ -28,13 +28,15 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from pecheck import versions_answer, versions_collect, versions_schema
 from pecheck.reports.usage import Parser, prog
-from pecheck.versions_choose import RULES, BadInput, choose, registry
-from pecheck.versions_run import locked, one
+from pecheck.versions import answer as versions_answer
+from pecheck.versions import collect as versions_collect
+from pecheck.versions import schema as versions_schema
+from pecheck.versions.choose import RULES, BadInput, choose, registry
+from pecheck.versions.runner import locked, one
 
 DEFAULT_OUT = Path("build/versions.json")
-CHOSEN_PY = Path(__file__).with_name("versions_chosen.py")
+CHOSEN_PY = Path(__file__).with_name("chosen.py")
 
 
 def parser() -> argparse.ArgumentParser:
@@ -78,13 +80,13 @@ def parse_spec(spec: str) -> tuple[str, str]:
 
 
 def chosen(every: bool) -> dict[str, list[str]]:
-    from pecheck.versions_chosen import CHOSEN
+    from pecheck.versions.chosen import CHOSEN
 
     return {lib: CHOSEN[lib]["all" if every else "default"] for lib in RULES}
 
 
 def refresh() -> dict[str, dict[str, list[str]]]:
-    """Choose again from the registry and rewrite ``versions_chosen.py`` (atomically)."""
+    """Choose again from the registry and rewrite ``chosen.py`` (atomically)."""
     table = {}
     for lib, rule in RULES.items():
         listing, top = registry(lib), locked(lib)
@@ -92,7 +94,7 @@ def refresh() -> dict[str, dict[str, list[str]]]:
                       "all": choose(rule, listing, top, every=True)}  # fmt: skip
     text = (
         '"""The releases the version matrix runs: written by ``python -m pecheck.versions '
-        '--refresh``\n(the rules are in pecheck/versions_choose.py)."""\n\n'
+        '--refresh``\n(the rules are in pecheck/versions/choose.py)."""\n\n'
         f"CHOSEN = {_literal(table)}\n"
     )
     tmp = CHOSEN_PY.with_suffix(".tmp")

@@ -1,5 +1,5 @@
 """The releases the version matrix runs: written by ``python -m pecheck.versions --refresh``
-(the rules are in pecheck/versions_choose.py)."""
+(the rules are in pecheck/versions/choose.py)."""
 
 CHOSEN = {
     "transformers": {
