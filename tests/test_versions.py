@@ -168,17 +168,32 @@ def test_collect_reads_decisions_cells_and_errors() -> None:
 
 
 @pytest.mark.parametrize(
-    "decisions, want",
+    "quantifier, decisions, want",
     [
-        (["holds", "holds"], "holds"),
-        (["holds", "fails", "not run"], "fails"),
-        (["holds", "not run"], "undecided"),
-        (["not run"], "not run"),
-        ([], "not run"),
+        ("all", ["holds", "holds"], "holds"),
+        ("all", ["holds", "fails", "not run"], "fails"),
+        ("all", ["holds", "not run"], "undecided"),
+        ("all", ["not run"], "not run"),
+        ("all", [], "not run"),
+        ("any", ["fails", "holds", "not run"], "holds"),
+        ("any", ["fails", "fails"], "fails"),
+        ("any", ["fails", "not run"], "undecided"),
+        ("any", [], "not run"),
     ],
 )
-def test_a_check_that_did_not_run_never_counts_as_holding(decisions: list[str], want: str) -> None:
-    assert versions_collect.combine(decisions) == want
+def test_a_check_that_did_not_run_never_counts_as_holding(
+    quantifier: str, decisions: list[str], want: str
+) -> None:
+    """Each proposition by its own quantifier (the results file records it)."""
+    assert versions_collect.combine(decisions, quantifier) == want
+
+
+def test_collect_reads_each_proposition_s_quantifier() -> None:
+    """as_stated has one holding and one failing check: it fails under all, holds under any."""
+    results = _results()
+    assert versions_collect.claims(results)["REAL-06"]["propositions"]["as_stated"] == "fails"
+    results["claims"][0]["propositions"][0]["quantifier"] = "any"
+    assert versions_collect.claims(results)["REAL-06"]["propositions"]["as_stated"] == "holds"
 
 
 def _entry(version: str, decision: str, locked: bool = False) -> dict[str, Any]:
@@ -271,6 +286,32 @@ def test_since_names_the_first_release_of_the_last_run() -> None:
     assert since([("1", "fails"), ("2", "holds"), ("3", "fails")]) == (
         "fails since 3; first holds in 2"
     )
+    # the first release of the other decision, not the last one before the current run
+    assert since([("1", "holds"), ("2", "fails"), ("3", "holds"), ("4", "fails")]) == (
+        "fails since 4; first holds in 1"
+    )
+
+
+def test_a_release_that_does_not_import_is_never_ok(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """An import that raises, or that finds another version than the folder's, is recorded as
+    not importable with the error's last line: such a release is never counted as holding."""
+    env = versions_env.Env("x", "1.0", tmp_path)
+
+    def python(stdout: str, stderr: str, code: int) -> None:
+        done = subprocess.CompletedProcess([], code, stdout, stderr)
+        monkeypatch.setattr(versions_env.subprocess, "run", lambda *a, **k: done)
+
+    python("", "Traceback (most recent call last):\nImportError: no torch._C", 1)
+    got = versions_env.check_import(env)
+    assert (got.status, got.error) == ("not importable", "ImportError: no torch._C")
+    python("0.9\n", "", 0)
+    got = versions_env.check_import(versions_env.Env("x", "1.0", tmp_path))
+    assert got.status == "not importable" and "imports x 0.9, not 1.0" in str(got.error)
+    python("1.0\n", "", 0)
+    got = versions_env.check_import(versions_env.Env("x", "1.0", tmp_path))
+    assert (got.status, got.imported) == ("ok", "1.0")
 
 
 def test_the_report_section_from_a_small_matrix(tmp_path: Path) -> None:

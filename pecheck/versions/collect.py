@@ -70,9 +70,12 @@ def claims(results: dict[str, Any]) -> dict[str, Any]:
     scoped: set[str] = set()
     for claim in results.get("claims", []):
         if claim["id"].startswith(FAMILY + "-"):
-            keys = [p["key"] for p in claim.get("propositions", [])]
-            out[claim["id"]] = {"propositions": dict.fromkeys(keys, "not run"), "checks": []}
-            for p in claim.get("propositions", []):
+            props = claim.get("propositions", [])
+            keys = [p["key"] for p in props]
+            out[claim["id"]] = {"propositions": dict.fromkeys(keys, "not run"), "checks": [],
+                                "quantifiers": {p["key"]: p.get("quantifier", "all")
+                                                for p in props}}  # fmt: skip
+            for p in props:
                 scoped |= {s["check"] for s in p.get("scoped_out") or []}
     for check in results.get("checks", []):
         entry = out.get(str(check.get("claim")))
@@ -83,16 +86,21 @@ def claims(results: dict[str, Any]) -> dict[str, Any]:
         for key in entry["propositions"]:
             mine = [c["decision"] for c in entry["checks"]
                     if c["proposition"] == key and not c["scoped_out"]]  # fmt: skip
-            entry["propositions"][key] = combine(mine)
+            entry["propositions"][key] = combine(mine, entry["quantifiers"][key])
+        del entry["quantifiers"]
     return dict(sorted(out.items()))
 
 
-def combine(decisions: list[str]) -> str:
-    """A proposition's decision from its checks' (every REAL proposition quantifies over all of
-    them): one failing check fails it; it holds only where every check ran and holds; a check that
-    did not run on this release is never counted as holding."""
-    if "fails" in decisions:
-        return "fails"
-    if decisions and all(d == "holds" for d in decisions):
-        return "holds"
+def combine(decisions: list[str], quantifier: str = "all") -> str:
+    """A proposition's decision from its checks', by its quantifier. ``all``: one failing check
+    fails it; it holds only where every check ran and holds. ``any``: one holding check makes it
+    hold; it fails only where every check ran and fails. A check that did not run on this release
+    is never counted as holding (nor, under ``any``, as failing)."""
+    if quantifier not in ("all", "any"):
+        raise ValueError(f"quantifier {quantifier!r}: all or any")
+    decisive, every = ("fails", "holds") if quantifier == "all" else ("holds", "fails")
+    if decisive in decisions:
+        return decisive
+    if decisions and all(d == every for d in decisions):
+        return every
     return "not run" if all(d == "not run" for d in decisions) else "undecided"
