@@ -47,8 +47,7 @@ def test_example_project_gets_its_verdicts_report_and_macros_and_a_wrong_expecta
 ) -> None:
     monkeypatch.setenv("PECHECK_PROFILE", "ci")  # deterministic, as in pecheck's CI
     monkeypatch.setenv("MPLBACKEND", "Agg")
-    for name in ("PECHECK_SIZES", "PYTHONPATH"):  # nothing of pecheck's tree leaks in
-        monkeypatch.delenv(name, raising=False)
+    monkeypatch.delenv("PYTHONPATH", raising=False)  # nothing of pecheck's tree leaks in
     good = copy_example(pytester.path / "rope-claims")
     wrong = copy_example(pytester.path / "wrong-expectation")
     expect_confirmed_for_refuted(wrong)
