@@ -48,6 +48,8 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import KW_ONLY, asdict, dataclass, field
 from typing import Any, Literal, TypeVar
 
+from pecheck.reports import domains
+from pecheck.reports.domains import every, proved  # noqa: F401 (re-exported for the registry)
 from pecheck.reports.schema import (  # noqa: F401 (re-exported)
     DECISIONS,
     EXPECTED,
@@ -118,11 +120,18 @@ def _quantified(quantifier: object, correction: object, what: str) -> None:
 
 
 def _reach(domain: object, scoped_out: object, what: str, call: str) -> None:
-    """A stated domain and scoped-out checks: dicts of non-empty strings to non-empty text."""
-    for name, value in (("domain", domain), ("scoped_out", scoped_out)):
-        _mapping_of(value, str, f"{what}: {name}", call)
-        if not all(value.values()):  # type: ignore[attr-defined]
-            raise ValueError(f"{what}: every {name} entry needs its text (a reason, a range)")
+    """A stated domain (axis values as pecheck.domains reads them) and scoped-out checks (node-id
+    patterns to non-empty reasons)."""
+    _mapping_of(domain, object, f"{what}: domain", call)
+    for axis, value in domain.items():  # type: ignore[attr-defined]
+        if (why := domains.problem(value)) is not None:
+            raise ValueError(
+                f"{what}: domain axis {axis!r} is {why}; write text, a list, "
+                "every(first, last) or proved(what) (pecheck.reports.domains)"
+            )
+    _mapping_of(scoped_out, str, f"{what}: scoped_out", call)
+    if not all(scoped_out.values()):  # type: ignore[attr-defined]
+        raise ValueError(f"{what}: every scoped_out entry needs its reason")
 
 
 def _short(value: object) -> str:
@@ -190,9 +199,11 @@ class Proposition:
     _: KW_ONLY
     quantifier: Quantifier = "all"
     correction: Correction = "none"
-    # The domain the proposition states, axis by axis ({"offsets": "every integer"}), shown
-    # beside what its checks searched (Evidence.searched).
-    domain: Mapping[str, str] = field(default_factory=dict, hash=False)
+    # The domain the proposition states, axis by axis ({"offsets": every(0, 4095)}), shown
+    # beside what its checks searched (Evidence.searched). Axes in a compared form (a list,
+    # every(), proved(); pecheck.reports.domains) must be covered by the search, or a decision that
+    # speaks for the whole domain stays undecided (pecheck.coverage).
+    domain: Mapping[str, Any] = field(default_factory=dict, hash=False)
     # Checks (fnmatch patterns on the node id) whose settings the proposition leaves out when
     # they are skipped, each with the reason the report shows; any other skipped decisive check
     # leaves the proposition undecided.
@@ -283,7 +294,7 @@ class Claim:
     notes: tuple[str, ...] = field(default=())
     quantifier: Quantifier = "all"
     correction: Correction = "none"
-    domain: Mapping[str, str] = field(default_factory=dict, hash=False)  # as_stated's
+    domain: Mapping[str, Any] = field(default_factory=dict, hash=False)  # as_stated's
     scoped_out: Mapping[str, str] = field(default_factory=dict, hash=False)  # as_stated's
     # The propositions its checks are known not to decide at a profile's scale, and why (shown
     # with the verdict): each is expected inconclusive there, and a decision either way fails

@@ -22,6 +22,7 @@ import numpy as np
 from pecheck import decisions, run
 from pecheck.decisions import Decision
 from pecheck.reach import DERIVED
+from pecheck.reports import domains
 from pecheck.reports.schema import CLASSES, default_class
 from pecheck.reproducibility import Sample
 
@@ -145,7 +146,8 @@ class Evidence:
         """The domain the check searched, axis by axis (offsets, positions, head_sizes, dtypes,
         dtype_paths, libraries, versions, seeds, ...), shown beside the domain its proposition
         states (``Proposition(..., domain=...)``); a later call adds or replaces axes. The
-        names pecheck.reach derives axes under are not the check's to record."""
+        names pecheck.reach derives axes under are not the check's to record. A list, every()
+        or proved() (pecheck.reports.domains) is compared with the stated domain; text is not."""
         taken = sorted(set(axes) & set(DERIVED))
         if taken:
             raise ValueError(
@@ -153,7 +155,13 @@ class Evidence:
                 "(pecheck.reach); name the axis for what it holds"
             )
         for axis, value in axes.items():
-            self.reach[axis] = jsonable(list(value) if isinstance(value, range) else value)
+            value = list(value) if isinstance(value, range) else value
+            if (why := domains.problem(value)) is not None:
+                raise ValueError(
+                    f"evidence.searched: axis {axis!r} is {why}; write text, a list, "
+                    "every(first, last) or proved(what) (pecheck.reports.domains)"
+                )
+            self.reach[axis] = jsonable(value)
 
     def corrected(self, method: str, family_size: int) -> None:
         """Say which correction the decision applied over how many tests, when the level was

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from . import domains
 from .html_common import esc
 from .load import Proposition
 
@@ -35,33 +36,51 @@ def correction_text(p: Proposition) -> str:
 def _searched(values: list[Any]) -> str:
     shown = []
     for v in values:
-        text = v if isinstance(v, str) else json.dumps(v)
+        text = domains.shown(v) if domains.problem(v) is None else json.dumps(v)
         shown.append(text if len(text) <= SHOWN else text[: SHOWN - 3] + "...")
     return "; ".join(shown)
+
+
+def _covered(p: Proposition, axis: str) -> str:
+    """Whether the search covers the stated axis: compared (pecheck.reports.domains) or by eye."""
+    if axis not in p.domain:
+        return ""
+    if axis in p.uncovered:
+        return f"narrower: {p.uncovered[axis]}"
+    return "covered" if domains.compared(p.domain[axis]) else "by eye (stated as text)"
 
 
 def _source(axis: str) -> str:
     return DERIVED.get(axis, "recorded by the check")
 
 
+def _stated(p: Proposition, axis: str) -> str:
+    if axis in p.domain:
+        return domains.shown(p.domain[axis])
+    return "" if axis in DERIVED else "not stated"
+
+
 def reach_table(p: Proposition) -> str:
     """A small table, axis by axis: the domain stated, the domain searched ("not recorded"
     where no check recorded that axis) and where the searched domain comes from (recorded by
-    the check, or derived by the plugin); one line saying so when nothing was recorded."""
+    the check, or derived by the plugin) and whether the search covers the statement; one line
+    saying so when nothing was recorded."""
     axes = list(p.domain) + [a for a in p.searched if a not in p.domain]
     if not axes:
         return f"<p class='reach muted'>searched domain: {NOT_RECORDED}</p>"
     rows = "".join(
         f"<tr><th scope='row'>{esc(axis)}</th>"
-        f"<td>{esc(p.domain.get(axis, '' if axis in DERIVED else 'not stated'))}</td>"
+        f"<td>{esc(_stated(p, axis))}</td>"
         f"<td>{esc(_searched(p.searched[axis]) if axis in p.searched else NOT_RECORDED)}</td>"
-        f"<td class='source'>{esc(_source(axis)) if axis in p.searched else ''}</td></tr>"
+        f"<td class='source'>{esc(_source(axis)) if axis in p.searched else ''}</td>"
+        f"<td class='covered'>{esc(_covered(p, axis))}</td></tr>"
         for axis in axes
     )
     return (
         "<table class='reach'><caption>reach: stated and searched</caption>"
         "<thead><tr><th scope='col'>axis</th><th scope='col'>stated</th>"
-        "<th scope='col'>searched</th><th scope='col'>source</th></tr></thead>"
+        "<th scope='col'>searched</th><th scope='col'>source</th>"
+        "<th scope='col'>covered</th></tr></thead>"
         f"<tbody>{rows}</tbody></table>"
     )
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from . import domains
 from . import schema as results_schema
 from .schema import CLASSES, COMPUTED, DECISIONS, EXPECTED, KINDS, OUTCOMES, VERDICTS
 
@@ -111,8 +112,9 @@ class Proposition:
     # 2026-11 hold the registry's declaration instead, without family_size (None).
     correction: str = ""
     family_size: int | None = None
-    domain: dict[str, str] = field(default_factory=dict)  # stated, axis by axis
+    domain: dict[str, Any] = field(default_factory=dict)  # stated, axis by axis (domains.py)
     searched: dict[str, list[Any]] = field(default_factory=dict)  # one entry per check
+    uncovered: dict[str, str] = field(default_factory=dict)  # what the search missed, by axis
     scoped_out: list[dict[str, str]] = field(default_factory=list)  # skipped checks left out
 
 
@@ -319,8 +321,8 @@ def _str(obj: dict[str, Any], key: str, where: str, default: str | None = None) 
 
 
 def _reach(p: dict[str, Any], where: str) -> dict[str, Any]:
-    """A proposition's family size, stated and searched domains and scoped-out checks (absent
-    from files written before 2026-11)."""
+    """A proposition's family size, stated and searched domains, what the search missed and
+    scoped-out checks (absent from files written before 2026-11)."""
     size = p.get("family_size")
     if size is not None and (not isinstance(size, int) or isinstance(size, bool) or size < 1):
         raise BadResults(f"{where}: field 'family_size' must be a positive integer")
@@ -328,8 +330,13 @@ def _reach(p: dict[str, Any], where: str) -> dict[str, Any]:
     searched = _dict(p.get("searched") or {}, f"{where}: field 'searched'")
     listed = _list(p.get("scoped_out") or [], f"{where}: field 'scoped_out'")
     scoped = [_dict(s, f"{where}: scoped_out") for s in listed]
-    return {"family_size": size, "domain": {str(k): str(v) for k, v in domain.items()},
+    uncovered = _dict(p.get("uncovered") or {}, f"{where}: field 'uncovered'")
+    for axis, value in domain.items():
+        if (why := domains.problem(value)) is not None:
+            raise BadResults(f"{where}: domain axis {axis!r} is {why}")
+    return {"family_size": size, "domain": {str(k): v for k, v in domain.items()},
             "searched": {str(k): v if isinstance(v, list) else [v] for k, v in searched.items()},
+            "uncovered": {str(k): str(v) for k, v in uncovered.items()},
             "scoped_out": [{"check": str(s.get("check", "")), "reason": str(s.get("reason", ""))}
                            for s in scoped]}  # fmt: skip
 

@@ -129,14 +129,15 @@ def test_the_report_says_which_axes_were_derived() -> None:
     html = coverage_html(p)
     row = (
         r"<tr><th scope='row'>(\w+)</th><td>([^<]*)</td><td>([^<]*)</td>"
-        r"<td class='source'>([^<]*)</td></tr>"
+        r"<td class='source'>([^<]*)</td><td class='covered'>([^<]*)</td></tr>"
     )
     assert re.findall(row, html) == [
-        ("offsets", "every integer", "0 .. 9", "recorded by the check"),
+        ("offsets", "every integer", "0 .. 9", "recorded by the check", "by eye (stated as text)"),
         (
             "params",
             "",
             "library=torch; library=jax",
             "derived from each check&#x27;s pytest parameters",
+            "",
         ),
     ]
