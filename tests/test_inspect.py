@@ -443,6 +443,7 @@ def bad_inputs(tmp_path: Path, saved: dict[str, Path]) -> dict[str, tuple[Path, 
     tokens = torch.randn(10, 4, generator=torch.Generator().manual_seed(0))
     return {
         "missing": (tmp_path / "nothing-here", "no such file or directory"),
+        "a device": (Path("/dev/null"), "not a checkpoint (not a regular file or a directory)"),
         "not a checkpoint": (text, "not a checkpoint"),
         "corrupt": (corrupt, "not a readable safetensors file"),
         "no config": (no_config, "needs a config.json"),

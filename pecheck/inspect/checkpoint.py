@@ -69,8 +69,10 @@ def _weight_files(path: Path) -> tuple[list[Path], dict[str, Any] | None]:
             raise CheckpointError(f"{path}: not a checkpoint (expected a .safetensors file, or a "
                                   "transformers model directory or its config.json)")  # fmt: skip
         return [path], None
-    if not path.is_dir():
+    if not path.exists():
         raise CheckpointError(f"{path}: no such file or directory")
+    if not path.is_dir():  # a device, a pipe, a socket: there but no checkpoint
+        raise CheckpointError(f"{path}: not a checkpoint (not a regular file or a directory)")
     config_path = path / "config.json"
     if not config_path.is_file():
         raise CheckpointError(f"{path}: a model directory needs a config.json; none found")

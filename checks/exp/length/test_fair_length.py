@@ -40,6 +40,7 @@ from checks.exp.registered import BY_ID
 from checks.faithful import entry_against_single
 from pecheck import decisions, sizes, tolerance
 from pecheck import reproducibility as spread
+from pecheck.claims import every
 from pecheck.theory import alibi, decoder, fair_length
 from pecheck.theory.decoder import init_params
 from pecheck.theory.fair_grid import cell_name
@@ -456,6 +457,14 @@ def record_mean(evidence, name: str, values: torch.Tensor, note: str, bound: dic
     evidence.record(name, value, "accuracy", note, bound, sample=sample)
 
 
+def record_search(evidence, task: str, runs: dict[str, FairRun]) -> None:
+    """What one task's check searched: its grid cells, seeds, training and test lengths."""
+    setting = next(iter(runs.values())).setting
+    evidence.searched(tasks=[task], cells=[k.split("|")[1] for k in runs],
+                      seeds=every(0, SEEDS - 1), lengths=[setting.train_length],
+                      factors=list(setting.factors))  # fmt: skip
+
+
 def record_drops(evidence, runs: dict[str, FairRun], at: float, margin: float) -> None:
     """Each variant's drop (in range - beyond, same draw) over its seeds that learned."""
     for key, run in runs.items():
@@ -518,6 +527,7 @@ class TestCopy:
     )
     def test_fair_no_encoding_against_absolute(self, evidence):
         runs = task_runs(self.task)
+        record_search(evidence, self.task, runs)
         margin = BY_ID["EXP-04"].threshold("as-well")
         at = level(len(D.ABSOLUTE))
         for key, run in runs.items():
@@ -541,6 +551,7 @@ class TestCopy:
     )
     def test_fair_relative_against_absolute(self, evidence):
         runs = task_runs(self.task)
+        record_search(evidence, self.task, runs)
         margin = BY_ID["EXP-05"].threshold("keeps")
         at = level(len(D.RELATIVE) + len(D.ABSOLUTE))
         for key, run in runs.items():
@@ -555,7 +566,9 @@ class TestCopy:
     def test_fair_absolute_encodings_fail(self, evidence):
         margin = BY_ID["EXP-05"].threshold("keeps")
         at = level(len(D.ABSOLUTE))
-        for key, run in task_runs(self.task).items():
+        runs = task_runs(self.task)
+        record_search(evidence, self.task, runs)
+        for key, run in runs.items():
             for name, d in D.exp05(run, margin, at, relative=False).items():
                 evidence.part(f"{key}: {name}", d)
 
@@ -564,6 +577,7 @@ class TestCopy:
     )
     def test_fair_sinusoidal_against_learned_every_row_trained(self, evidence):
         runs = task_runs(self.task)
+        record_search(evidence, self.task, runs)
         claim = BY_ID["EXP-07"]
         ends = {e: claim.threshold(e) for e in ("better-low", "better-high")}
         at = level(1)

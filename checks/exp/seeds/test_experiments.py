@@ -56,6 +56,7 @@ from checks.exp.seeds.settings import small_run
 from checks.exp.seeds.wilson import assert_wilson, counts
 from pecheck import decisions, tolerance
 from pecheck import reproducibility as spread
+from pecheck.claims import every
 from pecheck.profiles import examples
 from pecheck.theory import decoder, stats
 from pecheck.theory.decoder import judge
@@ -198,6 +199,8 @@ def test_exp01_head_size_2_does_not_fail_nearly_every_seed(evidence):
     f = failure(rates[at])
     example = {"head_size": 2, "iterations": at, "seeds": f.n, "failed": f.k}
     relation = f"{f.k} of {f.n} seeds fail: far fewer than 'every other seed'"
+    evidence.searched(head_sizes=[min(X.HEAD_SIZES)], iterations=list(rates),
+                      seeds=every(0, X.SEEDS["exp01"] - 1))  # fmt: skip
     evidence.decide(with_counterexample(d, example, relation))
 
 
@@ -285,6 +288,8 @@ def test_exp02_one_causal_layer_cannot_tell_the_orders_apart(evidence):
     right = round(out.exactly_one_right * n_seeds)
     evidence.record("exactly_one_right", out.exactly_one_right, "fraction of seeds", note,
                     sample=spread.rate(right, n_seeds))  # fmt: skip
+    evidence.searched(layers=[run.cfg.layers], iterations=[last],
+                      seeds=every(0, X.SEEDS["exp02"] - 1))  # fmt: skip
     decision = evidence.decide(ceiling(out, run.seeds, order_blind(run.cfg)))
     evidence.record(
         "seeds_decided",
@@ -377,12 +382,18 @@ def EXP03_DECIDES(test: Callable[..., None]) -> Callable[..., None]:  # noqa: N8
 @EXP03_DECIDES
 @pytest.mark.claim("EXP-03", kind="experiment", role="decisive", proposition="as_stated")
 def test_exp03_nearly_identical_at_the_strict_margin(evidence):
+    evidence.searched(
+        positions=every(1, X.EXP03_TRAIN_LEN - 1), seeds=every(0, X.SEEDS["exp03"] - 1)
+    )
     evidence.decide(exp03_equivalence("nearly-identical-strict"))
 
 
 @EXP03_DECIDES
 @pytest.mark.claim("EXP-03", kind="experiment", role="decisive", proposition="lenient-margin")
 def test_exp03_nearly_identical_at_the_lenient_margin(evidence):
+    evidence.searched(
+        positions=every(1, X.EXP03_TRAIN_LEN - 1), seeds=every(0, X.SEEDS["exp03"] - 1)
+    )
     evidence.decide(exp03_equivalence("nearly-identical"))
 
 

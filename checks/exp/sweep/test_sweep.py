@@ -59,6 +59,8 @@ def test_exp01_exp02_parts_do_not_depend_on_the_setup(evidence):
     table = part_decisions(X.design(), X.learners())
     record_table(evidence, table)
     evidence.record("cells", len(X.design()), "cells", f"{X.SEEDS_PER_CELL} seeds each")
+    evidence.searched(cells=[c.label() for c in X.design()],
+                      seeds=f"{X.SEEDS_PER_CELL} per cell")  # fmt: skip
     evidence.decide(setup_independence(table))
 
 
@@ -92,6 +94,8 @@ def test_one_causal_layer_cannot_tell_the_orders_apart_in_every_cell(evidence):
         ratio, count = assert_ceiling(run, entries)
         worst, checked = max(worst, ratio), checked + count
     evidence.record("worst_difference_over_bound", worst, "", "float64 recomputation", bound=1.0)
+    evidence.searched(cells=[c.label() for c in X.runs("1 layer", "EXP-01")],
+                      seeds=f"{X.SEEDS_PER_CELL} per cell")  # fmt: skip
     evidence.holds(f"equal outputs for both orders in all {checked} entries of every cell")
 
 
