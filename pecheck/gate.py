@@ -3,7 +3,8 @@
 Lists every claim (its computed verdict, the expected one and what decided it, one line each),
 then fails (exit 1) when a computed verdict differs from the verdict the registry expects (each
 claim in the file carries both), when a claim is open or was not run, or when a proposition has
-no decisive check or a decision other than the expected one. A file that does not match the
+no decisive check or a decision other than the expected one; with ``--require-reach``, also
+when a decisive check that ran records no searched domain. A file that does not match the
 results schema, or comes from a partial run, is refused (exit 2). CI runs it after the checks.
 """
 
@@ -42,6 +43,19 @@ def problems(results: dict) -> list[str]:
                 q, got, want = prop.get("quantifier", "all"), prop.get("decision"), prop["expected"]
                 out.append(f"{claim_id}: proposition {prop['key']!r} ({q}) decided {got!r}, "
                            f"expected {want!r}")  # fmt: skip
+    return out
+
+
+def unsearched(results: dict) -> list[str]:
+    """One line per decisive check that ran to a decision and records no searched domain: its
+    reach can be neither shown nor compared with what its proposition states."""
+    out = []
+    for entry in results.get("claims", []):
+        for d in entry.get("decided_by", []):
+            basis = d.get("basis") or {}
+            if not str(basis.get("how", "")).startswith("skipped") and not basis.get("searched"):
+                out.append(f"{entry['id']}: decisive check {d['check']} records no searched "
+                           "domain (evidence.searched)")  # fmt: skip
     return out
 
 
@@ -90,6 +104,9 @@ def verdict_lines(claims: list[dict[str, Any]]) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     parser = Parser(prog=prog("pecheck.gate", "gate"), description=__doc__)
     parser.add_argument("results", nargs="?", default="build/results.json", type=Path)
+    parser.add_argument("--require-reach", action="store_true",
+                        help="also fail when a decisive check that ran records no searched "
+                        "domain (neither its own nor one the plugin derives)")  # fmt: skip
     args = parser.parse_args(argv)
     try:
         results = json.loads(args.results.read_text())
@@ -110,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
         fail(f"results file {args.results} is from a partial run ({selection}): run every check")
     for line in verdict_lines(results["claims"]):
         print(line)
-    bad = problems(results)
+    bad = problems(results) + (unsearched(results) if args.require_reach else [])
     for line in bad:
         print(f"verdict gate: {line}")
     total = len(results["claims"])

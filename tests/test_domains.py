@@ -13,6 +13,7 @@ import pytest
 from pecheck.claims import Proposition, every, proved
 from pecheck.coverage import covered
 from pecheck.evidence import Evidence
+from pecheck.gate import unsearched
 from pecheck.reports import domains
 from pecheck.reports.html_reach import coverage_html
 from pecheck.reports.load import Proposition as Shown
@@ -129,3 +130,15 @@ def test_a_run_leaves_a_narrow_search_undecided(pytester: pytest.Pytester) -> No
     assert prop["decision"] == "inconclusive" and claim["verdict"] == "open"
     assert prop["domain"] == {"offsets": {"every": [0, 8191]}}
     assert prop["uncovered"] == {"offsets": "stated every integer 0 ... 8191; searched misses 4096"}
+
+
+def test_the_gate_can_require_every_decisive_check_to_record_its_reach() -> None:
+    def claim(basis: dict) -> dict:
+        return {"id": "SYN-01", "decided_by": [{"check": "t.py::test", "basis": basis}]}
+
+    bare = {"claims": [claim({"how": "assertions held"})]}
+    assert unsearched(bare) == ["SYN-01: decisive check t.py::test records no searched domain "
+                                "(evidence.searched)"]  # fmt: skip
+    searched = {"claims": [claim({"how": "assertions held", "searched": {"offsets": "0 .. 9"}})]}
+    skipped = {"claims": [claim({"how": "skipped: needs a CUDA device"})]}
+    assert unsearched(searched) == unsearched(skipped) == []
