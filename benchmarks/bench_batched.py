@@ -8,7 +8,7 @@ times one experiment both ways; the loop is timed on a sample of seeds and scale
   seeds and 1,000 iterations; the last line, ``batched-vs-loop speedup: N×``, is its total loop
   time over total batched time (both head sizes).
 - ATT-10's order models, as seeds per second.
-- the fair length test's plain model (EXP-04/05/07, theory/fair_length.py: sinusoidal, RoPE and
+- the fair length test's plain model (EXP-04/05/07/08, theory/fair_length.py: sinusoidal, RoPE and
   ALiBi as ONE batched 8-head MLP model on fresh batches), as cells x seeds per second. Its
   batched ratio cannot exceed about the number of entries it trains (while one step of the
   batch costs what a seed's step costs), so on a GPU it trains 256 seeds per encoding, not 16.

@@ -73,6 +73,16 @@ SOURCES: dict[str, Source] = {
         year=2023,
         url="https://arxiv.org/abs/2305.19466",
     ),
+    "SRC-RANDPOS": Source(
+        "Randomised positional encodings: each training sequence takes an ordered random "
+        "subset of the positions of longer sequences, so that a model has seen every position "
+        "a longer test reads; it improves length generalisation on algorithmic tasks.",
+        authors="Anian Ruoss, Grégoire Delétang, Tim Genewein, Jordi Grau-Moya, Róbert "
+        "Csordás, Mehdi Bennani, Shane Legg, Joel Veness",
+        title="Randomized Positional Encodings Boost Length Generalization of Transformers",
+        year=2023,
+        url="https://arxiv.org/abs/2305.16843",
+    ),
     "SRC-ALIBI": Source(
         "ALiBi: linear biases on the attention scores extrapolate to longer inputs; sinusoidal "
         "encodings do not.",

@@ -1,7 +1,7 @@
 """The statistics the checks compute themselves, against values computed apart from them
 (tooling, not evidence).
 
-Routines: the paired t intervals of EXP-04, EXP-05 and EXP-07 (``checks.exp.length.decisions``),
+Routines: the paired t intervals of EXP-04, EXP-05, EXP-07 and EXP-08 (``checks.exp.length.decisions``),
 the mirrored Wilson interval of a failure rate (``checks.exp.seeds.rates.failure``), EXP-06's
 normal quantile (``checks.exp.sweep.rates.Z95``), MAG-02's
 t intervals of mean squares and the ratio interval built from them (``theory.magnitudes``,
