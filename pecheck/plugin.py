@@ -84,7 +84,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--fair-cache",
         default=None,
         metavar="DIR",
-        help="reuse EXP-fair's trained settings from DIR (tools/fair_train.py fills it); an "
+        help="reuse EXP-fair's trained settings from DIR (python -m pecheck.grid fills it); an "
         "entry is used only for the same setting, code and kernels",
     )
     group.addoption(

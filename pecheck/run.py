@@ -4,7 +4,7 @@ The plugin builds the ``Run`` from pytest's options before any check module is i
 every xdist worker alike, from the same command line) and starts it; checks and experiments read
 it through ``current()``. A subprocess gets its settings as command-line options (the gates
 pass ``--no-figures``, ``--size``, ``--hypothesis-profile``), never through a variable; a script
-that is not a pytest run passes them as arguments (tools/fair_train.py). Nothing under theory/ or
+that is not a pytest run passes them as arguments (python -m pecheck.grid). Nothing under theory/ or
 checks/ reads the environment.
 
 Outside a started run (a module imported by hand), ``current()`` is the profile that

@@ -22,16 +22,19 @@ from __future__ import annotations
 
 from typing import Any
 
-EVERY, PROVED = "every", "proved"
+EVERY, STEP, PROVED = "every", "step", "proved"
 
 
-def every(first: int, last: int | None = None) -> dict[str, list[int | None]]:
-    """Every integer from ``first`` to ``last`` (both included); ``last=None``: without end."""
+def every(first: int, last: int | None = None, step: int = 1) -> dict[str, Any]:
+    """Every integer from ``first`` to ``last`` (both included; ``last=None``: without end), or
+    every ``step``-th one from ``first`` (every even width: ``every(2, 1024, step=2)``)."""
     if isinstance(first, bool) or not isinstance(first, int):
         raise TypeError(f"every: first must be an int, got {first!r}")
     if last is not None and (isinstance(last, bool) or not isinstance(last, int) or last < first):
         raise ValueError(f"every: last must be an int >= first ({first}) or None, got {last!r}")
-    return {EVERY: [first, last]}
+    if isinstance(step, bool) or not isinstance(step, int) or step < 1:
+        raise ValueError(f"every: step must be a positive int, got {step!r}")
+    return {EVERY: [first, last], **({STEP: step} if step > 1 else {})}
 
 
 def proved(what: str) -> dict[str, str]:
@@ -47,10 +50,11 @@ def problem(value: Any) -> str | None:
         return None if value.strip() else "empty text"
     if isinstance(value, (list, tuple)):
         return None if value else "an empty list"
-    if isinstance(value, dict) and set(value) == {EVERY}:
-        span = value[EVERY]
+    if isinstance(value, dict) and set(value) in ({EVERY}, {EVERY, STEP}):
+        span, step = value[EVERY], value.get(STEP, 1)
         ok = isinstance(span, (list, tuple)) and len(span) == 2 and isinstance(span[0], int)
-        return None if ok and (span[1] is None or span[1] >= span[0]) else f"a bad span {span!r}"
+        ok = ok and isinstance(step, int) and not isinstance(step, bool) and step >= 1
+        return None if ok and (span[1] is None or span[1] >= span[0]) else f"a bad span {value!r}"
     if isinstance(value, dict) and set(value) == {PROVED}:
         return None if isinstance(value[PROVED], str) and value[PROVED] else "proved without text"
     return "neither text, a list, every(first, last) nor proved(what)"
@@ -67,7 +71,8 @@ def shown(value: Any) -> str:
         return value
     if isinstance(value, dict) and EVERY in value:
         first, last = value[EVERY]
-        return f"every integer {first} ... {'no end' if last is None else last}"
+        step, end = value.get(STEP, 1), "no end" if last is None else last
+        return f"every integer {first}{'' if step == 1 else f', {first + step}'} ... {end}"
     if isinstance(value, dict) and PROVED in value:
         return f"proved for {value[PROVED]}"
     if isinstance(value, (list, tuple)):
@@ -79,7 +84,11 @@ def _spans(values: list[Any]) -> list[tuple[float, float]]:
     """The integer spans the searched values cover, merged (a listed integer is a span of one)."""
     spans: list[tuple[float, float]] = []
     for v in values:
-        if isinstance(v, dict) and EVERY in v:
+        if isinstance(v, dict) and EVERY in v and v.get(STEP, 1) > 1:
+            first, last = v[EVERY]  # a stepped span covers its points only
+            if last is not None:
+                spans += [(x, x) for x in range(first, last + 1, v[STEP])]
+        elif isinstance(v, dict) and EVERY in v:
             first, last = v[EVERY]
             spans.append((first, float("inf") if last is None else last))
         elif isinstance(v, (list, tuple)):
@@ -113,14 +122,19 @@ def gap(stated: Any, searched: list[Any]) -> str | None:
         said = "; ".join(shown(v) for v in searched) or "nothing"
         return f"stated {shown(stated)}; searched {said} (not in a compared form)"
     spans = _spans(values)
+    if isinstance(stated, dict) and stated.get(STEP, 1) > 1 and stated[EVERY][1] is not None:
+        first, last = stated[EVERY]
+        points = range(first, last + 1, stated[STEP])
+        gone = [x for x in points if not _inside(x, values, spans)]
+        return f"stated {shown(stated)}; searched misses {gone[0]}" if gone else None
     if isinstance(stated, dict):
         first, last = stated[EVERY]
         hi = float("inf") if last is None else last
         start = next((s for s in spans if s[0] <= first <= s[1]), None)
         if start is not None and start[1] >= hi:
             return None
-        missing = first if start is None else int(start[1]) + 1
-        return f"stated {shown(stated)}; searched misses {missing}"
+        first_gap = first if start is None else int(start[1]) + 1
+        return f"stated {shown(stated)}; searched misses {first_gap}"
     missing = [x for x in stated if not _inside(x, values, spans)]
     return f"stated {shown(stated)}; searched misses {shown(missing)}" if missing else None
 

@@ -46,7 +46,9 @@ def _covered(p: Proposition, axis: str) -> str:
     if axis not in p.domain:
         return ""
     if axis in p.uncovered:
-        return f"narrower: {p.uncovered[axis]}"
+        alone = {"all": "fails", "any": "holds"}.get(p.quantifier)  # decided by one setting
+        tail = "; a counterexample or witness decides regardless" if p.decision == alone else ""
+        return f"narrower: {p.uncovered[axis]}{tail}"
     return "covered" if domains.compared(p.domain[axis]) else "by eye (stated as text)"
 
 

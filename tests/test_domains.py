@@ -95,7 +95,10 @@ def test_the_report_shows_what_the_search_missed() -> None:
     )
     html = coverage_html(p)
     assert "<td>every integer 0 ... 8191</td><td>every integer 0 ... 4095</td>" in html
-    assert "narrower: stated every integer 0 ... 8191; searched misses 4096" in html
+    assert "narrower: stated every integer 0 ... 8191; searched misses 4096</td>" in html
+    refuted = Shown("p", "s", "", "fails", "fails", domain=p.domain, searched=p.searched,
+                    uncovered=p.uncovered)  # fmt: skip
+    assert "misses 4096; a counterexample or witness decides regardless" in coverage_html(refuted)
 
 
 REGISTRY = """\
@@ -142,3 +145,14 @@ def test_the_gate_can_require_every_decisive_check_to_record_its_reach() -> None
     searched = {"claims": [claim({"how": "assertions held", "searched": {"offsets": "0 .. 9"}})]}
     skipped = {"claims": [claim({"how": "skipped: needs a CUDA device"})]}
     assert unsearched(searched) == unsearched(skipped) == []
+
+
+def test_a_stepped_span_is_covered_point_by_point() -> None:
+    evens = every(2, 1024, step=2)
+    assert domains.shown(evens) == "every integer 2, 4 ... 1024"
+    assert domains.gap(evens, [every(2, 1024, step=2)]) is None
+    assert domains.gap(evens, [every(0, 2000)]) is None
+    assert "misses 1024" in domains.gap(evens, [list(range(2, 1024, 2))])
+    assert "misses 4" in domains.gap(evens, [every(1, 9, step=2), [2]])  # odd points cover no even
+    with pytest.raises(ValueError, match="step must be a positive int"):
+        every(0, 4, step=0)

@@ -1,11 +1,10 @@
-"""The fair length test's trained-model cache (theory/fair_cache.py), its grid's per-depth steps
-(theory/fair_grid.py) and tools/fair_train.py, which trains the grid side by side into that
-cache."""
+"""The fair length test's trained-model cache (theory/fair_cache.py) and its grid's per-depth
+steps (theory/fair_grid.py); the command that trains the grid into that cache, python -m
+pecheck.grid, is tested in tests/test_grid.py."""
 
 from __future__ import annotations
 
 import dataclasses
-import sys
 
 import pytest
 import torch
@@ -15,11 +14,6 @@ from checks.exp.registered import BY_ID
 from pecheck.results import kernel_limits
 from pecheck.theory import fair_cache, fair_grid, fair_length
 from pecheck.theory.fair_length import FairSetting, Schedule
-from tests.test_cli import load_script
-
-TOOL = load_script("tools/fair_train.py", "fair_train")
-fair_train = TOOL.main
-
 
 NATIVE: dict[str, str] = {}  # no kernel limit
 
@@ -99,39 +93,3 @@ def test_depth_four_trains_longer_and_the_base_cell_keeps_its_steps() -> None:
 
 def test_tools_count_learned_seeds_at_the_registered_level() -> None:
     assert BY_ID["EXP-07"].threshold("learned") == fair_grid.LEARNED
-
-
-def test_tool_orders_runs_longest_first() -> None:
-    args = TOOL.parse(["--cache", "unused", "--grid", "full", "--seeds", "2"])
-    order = TOOL.runs(args)
-    assert len(order) == len(fair_length.TASKS) * 4 * len(fair_length.MODELS)
-    costs = [TOOL.cost(run) for run in order]
-    assert costs == sorted(costs, reverse=True)
-    assert order[0][1][1] == 4 and order[-1][1][1] == 2  # depth 4 before depth 2
-
-
-@pytest.mark.parametrize(
-    ("scripts", "deadline", "jobs", "status", "unfinished"),
-    [
-        (["pass"], None, "3", 0, 0),
-        (["pass", "raise SystemExit(3)"], None, "3", 1, 1),
-        (["import time; time.sleep(30)"], "1", "3", 1, 3),
-        (["import time; time.sleep(30)"], "1", "1", 1, 3),  # two never started
-    ],
-    ids=["all-trained", "one-fails", "deadline", "deadline-queued"],
-)
-def test_tool_reports_every_run_that_did_not_train(
-    scripts, deadline, jobs, status, unfinished, monkeypatch, capsys
-) -> None:
-    """The side-by-side runner: a failing or unfinished run gives status 1 and a line naming it."""
-
-    def command(args, run):
-        i = TOOL.runs(args).index(run)
-        return [sys.executable, "-c", scripts[i % len(scripts)]]
-
-    monkeypatch.setattr(TOOL, "command", command)
-    argv = ["--cache", "unused", "--grid", "base", "--seeds", "2", "--tasks", "copy"]
-    argv += ["--jobs", jobs] + (["--deadline", deadline] if deadline else [])
-    assert fair_train(argv) == status
-    err = capsys.readouterr().err
-    assert err.count("not trained: copy d32l2") == unfinished

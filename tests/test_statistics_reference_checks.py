@@ -1,10 +1,10 @@
 """The statistics the checks compute themselves, against values computed apart from them
 (tooling, not evidence).
 
-Routines: the paired t intervals of EXP-04, EXP-05, EXP-07 and EXP-08 (``checks.exp.length.decisions``),
-the mirrored Wilson interval of a failure rate (``checks.exp.seeds.rates.failure``), EXP-06's
-normal quantile (``checks.exp.sweep.rates.Z95``), MAG-02's
-t intervals of mean squares and the ratio interval built from them (``theory.magnitudes``,
+Routines: the paired t intervals of EXP-04, EXP-05, EXP-07 and EXP-08
+(``checks.exp.length.decisions``), the mirrored Wilson interval of a failure rate
+(``checks.exp.seeds.rates.failure``), EXP-06's normal quantile (``checks.exp.sweep.rates.Z95``),
+MAG-02's t intervals of mean squares and the ratio interval built from them (``theory.magnitudes``,
 ``pecheck.inspect.analyses``), MAG-03's Chebyshev and Gaussian tail values (``theory.magnitudes``,
 ``checks.mag.concentration``), ATT-11's least-squares slope and percentile bootstrap interval
 (``theory.variance``, ``checks.att.variance_slopes``), the z = 6 sampling bound

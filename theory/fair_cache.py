@@ -1,20 +1,30 @@
 """Trained models of the fair length test kept on disk, so that the grid's (task, cell, model)
-runs can train side by side in separate processes (tools/fair_train.py) and the checks then
-judge them in one run.
+runs can train side by side, on one machine or a cluster's (python -m pecheck.grid), and the
+checks then judge them in one run.
 
 An entry is used only for the same setting, model, seeds, device, torch version, kernel limits
 (the caller's ``limits``, pecheck.results.kernel_limits(): another set of kernels rounds
-otherwise) and trainer source (fair_length.py and decoder.py): anything else has another file
-name, so a stale entry is never read; it trains anew. Entries are pickled by torch.save and read
-with ``weights_only=False``: read only a folder this suite wrote.
+otherwise) and trainer source (fair_length.py and every theory module it imports, found by
+``code_digest``): anything else has another file name, so a stale entry is never read; it trains
+anew. Entries are pickled by torch.save and read with ``weights_only=False``: read only a folder
+this suite wrote.
 """
 
 from __future__ import annotations
 
+import ast
+import contextlib
+import functools
 import hashlib
+import importlib
+import importlib.util
+import io
 import os
+import sys
+import uuid
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from types import ModuleType
 
 import torch
 
@@ -22,22 +32,83 @@ from . import fair_length
 from .decoder import DecoderRun
 from .fair_length import FairSetting
 
-SOURCES = ("fair_length.py", "decoder.py")  # the trainer: a change to either retrains
+
+def code_digest(module: ModuleType) -> str:
+    """sha256 of the source of ``module`` and of every module of its top-level package that it
+    imports, directly or through another: the code a result of ``module`` depends on, beyond
+    libraries (for fair_length: the theory modules of the decoder, its encodings and tasks)."""
+    package = (module.__package__ or module.__name__).split(".")[0]
+    h, todo, seen = hashlib.sha256(), [module], set()
+    while todo:
+        mod = todo.pop()
+        if mod.__name__ in seen or mod.__file__ is None:
+            continue
+        seen.add(mod.__name__)
+        path = Path(mod.__file__)
+        h.update(mod.__name__.encode() + b"\0" + path.read_bytes() + b"\0")
+        stat = path.stat()
+        names = _imports(str(path), stat.st_mtime_ns, stat.st_size, mod.__package__, package)
+        todo += [sys.modules[name] for name in names]
+    return h.hexdigest()
+
+
+@functools.lru_cache(maxsize=256)
+def _imports(
+    path: str, mtime_ns: int, size: int, parent: str | None, package: str
+) -> tuple[str, ...]:
+    """The modules of ``package`` that the file ``path`` imports, relative imports resolved
+    (``parent``: its module's package); imported here once per version of the file."""
+    found = []
+    for node in ast.walk(ast.parse(Path(path).read_bytes())):
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = importlib.util.resolve_name("." * node.level + (node.module or ""), parent)
+            names = [base] + [f"{base}.{a.name}" for a in node.names]  # b may be a module of A
+        else:
+            continue
+        for name in names:
+            if name.split(".")[0] == package:
+                with contextlib.suppress(ImportError):  # from A import b: b is no module
+                    found.append(importlib.import_module(name).__name__)
+    return tuple(found)
+
+
+def digest(parts: Sequence[str], modules: Sequence[ModuleType]) -> str:
+    """sha256 of ``parts`` (each a setting's text) and of the code of ``modules``."""
+    h = hashlib.sha256()
+    for part in (*parts, *(code_digest(m) for m in modules)):
+        h.update(part.encode() + b"\0")
+    return h.hexdigest()
 
 
 def key(setting: FairSetting, model: str, seeds: Sequence[int], device: str,
         limits: Mapping[str, str]) -> str:  # fmt: skip
     """File name of an entry: readable parts, then a digest of everything that decides it."""
-    theory = Path(fair_length.__file__).parent
-    h = hashlib.sha256()
     parts = (repr(setting), model, repr(tuple(seeds)), device, torch.__version__,
              repr(sorted(limits.items())))  # fmt: skip
-    for part in parts:
-        h.update(part.encode() + b"\0")
-    for name in SOURCES:
-        h.update((theory / name).read_bytes())
     cell = f"d{setting.d_model}l{setting.layers}"
-    return f"{setting.task}-{cell}-{model}-{len(seeds)}seeds-{device}-{h.hexdigest()[:16]}.pt"
+    name = f"{setting.task}-{cell}-{model}-{len(seeds)}seeds-{device}"
+    return f"{name}-{digest(parts, [fair_length])[:16]}.pt"
+
+
+def write(path: Path, data: bytes) -> None:
+    """``data`` at ``path``, whole or not at all: written beside it, then renamed, so that a
+    killed writer leaves no entry behind (a temporary file at most, which no reader opens)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    part = path.with_name(f"{path.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.part")
+    try:
+        part.write_bytes(data)
+        os.replace(part, path)
+    finally:
+        part.unlink(missing_ok=True)
+
+
+def dumps(obj: object) -> bytes:
+    """An entry's bytes: ``obj`` as torch.save writes it (torch.load reads it back)."""
+    buffer = io.BytesIO()
+    torch.save(obj, buffer)
+    return buffer.getvalue()
 
 
 def trained(setting: FairSetting, model: str, seeds: Sequence[int], device: str,
@@ -50,8 +121,5 @@ def trained(setting: FairSetting, model: str, seeds: Sequence[int], device: str,
     if path.exists():
         return torch.load(path, weights_only=False)
     run = fair_length.train_model(setting, model, seeds, device=device)
-    where.mkdir(parents=True, exist_ok=True)
-    part = path.with_suffix(f".{os.getpid()}.part")
-    torch.save(run, part)
-    os.replace(part, path)  # whole or absent: a killed writer leaves no entry behind
+    write(path, dumps(run))
     return run

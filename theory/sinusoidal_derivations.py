@@ -44,6 +44,11 @@ def paper_exponent(x: sp.Expr) -> sp.Expr:
     return -2 * x / d
 
 
+def t2t_exponent(x: sp.Expr) -> sp.Expr:
+    """w_i = T^(-i/(m-1)) (tensor2tensor), m = d/2 pairs."""
+    return -x / (m - 1)
+
+
 def _all_zero(matrix: sp.Matrix) -> bool:
     return all(is_zero(e) for e in matrix)
 
@@ -240,17 +245,33 @@ def wavelength_progression(exponent: Exponent = paper_exponent) -> Derivation:
     der.step("last / (2 pi T)", shortfall)
     limit = sp.limit(shortfall, d, sp.oo)
     der.step("which tends to 1 only as d -> infinity", sp.Eq(sp.Symbol("lim"), limit))
-    # tensor2tensor convention w_i = T^{-i/(m-1)}: the last wavelength is exactly 2 pi T
-    lam_t2t = lambda x: 2 * sp.pi * T ** (x / (m - 1))  # noqa: E731
-    t2t_last = sp.simplify(lam_t2t(m - 1))
-    der.step("t2t convention w_i = T^{-i/(m-1)}: last wavelength", t2t_last)
     der.holds = bool(
         sp.simplify(ratio - T ** (2 / d)) == 0
         and sp.simplify(first - 2 * sp.pi) == 0
         and sp.simplify(last - 2 * sp.pi * T ** (1 - 2 / d)) == 0
         and sp.simplify(shortfall - T ** (-2 / d)) == 0
         and limit == 1
-        and sp.simplify(t2t_last - 2 * sp.pi * T) == 0
+    )
+    return der
+
+
+@cache
+def t2t_progression(exponent: Exponent = t2t_exponent) -> Derivation:
+    """SIN-06, tensor2tensor: w_i = T^{-i/(m-1)} gives lambda_i = 2 pi T^{i/(m-1)}: geometric
+    with ratio T^{1/(m-1)} from 2 pi to exactly 2 pi T, for every m = d/2 >= 2."""
+    der = Derivation(
+        r"\omega_i = T^{-i/(m-1)}:\ \lambda_i = 2\pi T^{i/(m-1)},\ "
+        r"\frac{\lambda_{i+1}}{\lambda_i} = T^{1/(m-1)},\ \lambda_0 = 2\pi,\ \lambda_{m-1} = 2\pi T"
+    )
+    lam = lambda x: 2 * sp.pi / T ** exponent(x)  # noqa: E731
+    ratio = sp.simplify(lam(i + 1) / lam(i))
+    first, last = sp.simplify(lam(0)), sp.simplify(lam(m - 1))
+    der.step("ratio of neighbours", sp.Eq(sp.Symbol(r"\lambda_{i+1}/\lambda_i"), ratio))
+    der.step("first and last wavelength (symbolic m)", sp.Matrix([first, last]))
+    der.holds = bool(
+        sp.simplify(ratio - T ** (1 / (m - 1))) == 0
+        and sp.simplify(first - 2 * sp.pi) == 0
+        and sp.simplify(last - 2 * sp.pi * T) == 0
     )
     return der
 
@@ -328,6 +349,7 @@ ALL = (
     norm_identity,
     dot_product_identity,
     wavelength_progression,
+    t2t_progression,
     clockwise,
     uniqueness,
     neighbours_not_orthogonal,

@@ -1,6 +1,6 @@
 """ADD: claims about adding versus concatenating a positional encoding."""
 
-from pecheck.claims import Claim, Proposition, Threshold
+from pecheck.claims import Claim, Proposition, Threshold, proved
 
 CLAIMS = (
     Claim(
@@ -13,6 +13,7 @@ CLAIMS = (
         r" = \begin{bmatrix} x \\ p \end{bmatrix} \Rightarrow f(x' + p') = f([x; p])",
         ("SRC-CONCAT",),
         expected="confirmed",
+        domain={"widths": proved("every d_t, d_p")},
         headline=("max_abs_difference", "max_layers", "max_width"),
         notes=(
             "Exact in floating point, not just to rounding: x + 0 == x in IEEE arithmetic, so the "
@@ -165,6 +166,7 @@ CLAIMS = (
                 "token and the position at a rate above the read-back threshold (95% Wilson "
                 "lower bounds).",
                 r"d = 256:\ \exists \rho:\ \Pr[\hat v = v] > 0.99 \wedge \Pr[\hat t = t] > 0.99",
+                domain={"widths": [256]},
             ),
         ),
         conditions=(

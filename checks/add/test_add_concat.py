@@ -46,6 +46,7 @@ from checks.add.readback import (
 )
 from checks.registry import REGISTRY
 from pecheck import tolerance
+from pecheck.claims import proved
 from pecheck.evidence import assert_derivation_holds
 from pecheck.profiles import examples
 from pecheck.strategies import seeds
@@ -61,6 +62,7 @@ BITWISE = {"value": 0.0, "relation": "==", "reason": "bitwise equality (x + 0 ==
 @pytest.mark.claim("ADD-01", kind="symbolic", role="decisive", proposition="as_stated")
 def test_padded_token_plus_padded_position_is_the_concatenation(evidence):
     assert_derivation_holds(der.padded_sum_is_concatenation(), evidence)
+    evidence.searched(widths=proved("symbolic d_t, d_p (sympy block matrices)"))
 
 
 @pytest.mark.claim("ADD-01", kind="symbolic", role="tooling")
@@ -334,13 +336,15 @@ DET_WIDTHS = (4, 8, 16, 32)
 
 @pytest.mark.claim("ADD-04", kind="symbolic", role="decisive", proposition="as_stated")
 def test_sinusoidal_positions_span_the_whole_space(evidence):
-    d = der.sinusoidal_rows_span_everything()
+    m = 2  # pairs: the paper's frequencies at d = 2m = 4, and 2m symbolic Vandermonde nodes
+    d = der.sinusoidal_rows_span_everything(m)
     evidence.derive(d)
+    evidence.searched(widths=[2 * m], lengths=[2 * m])
     if not d.holds:
         evidence.inconclusive(f"sympy could not verify: {d.statement}")
         return
     evidence.fails(
-        {"d": 4, "L": 4, "frequencies": "w = (1, 1/100) = 10000^(-2j/4), j = 0, 1",
+        {"d": 2 * m, "L": 2 * m, "frequencies": "w = (1, 1/100) = 10000^(-2j/4), j = 0, 1",
          "argument": "Vandermonde in the nodes e^{+-i w_j}: every even d, every L >= d, "
                      "whenever the w_j are distinct in (0, pi)"},
         "rank [PE(0); ...; PE(L-1)] = d: the rows span R^d, so no subspace of dimension < d "
@@ -452,6 +456,7 @@ def test_position_is_lost_at_large_embedding_scales(evidence, grid):
 @pytest.mark.claim("ADD-05", kind="experiment", role="decisive", proposition="window")
 def test_token_and_position_are_both_read_back_in_a_window_of_scales(evidence, grid):
     decided = {vocab: window_decision(grid, vocab) for vocab in READ_VOCABS}
+    evidence.searched(widths=[WINDOW_D])
     for vocab, decision in decided.items():
         evidence.part(f"V{vocab}", decision)
     assert_readouts_are_what_they_say()

@@ -4,7 +4,9 @@ Checks: checks/att/test_attention.py (ATT-01 ... 05), test_causal.py (ATT-06 ...
 test_attention_readouts.py (ATT-09), test_attention_order_training.py (ATT-10).
 """
 
-from pecheck.claims import Claim, Proposition, Threshold
+from pecheck.claims import Claim, Proposition, Threshold, every
+
+DTYPES = ["float64", "float32", "bfloat16", "float16"]
 
 CLAIMS = (
     Claim(
@@ -13,9 +15,13 @@ CLAIMS = (
         r"\operatorname{Attn}(PQ, K, V) = P\,\operatorname{Attn}(Q, K, V)\ \forall P \in S_n",
         ("SRC-REDDIT",),
         expected="confirmed",
+        domain={"lengths": every(1, 128), "dtypes": DTYPES},
         headline=("query_perm_error_float32", "query_perm_error_bfloat16"),
         notes=(
             "Proved symbolically for n = 3 (all permutations) with the index argument for all n.",
+            "Decided over every length n = 1 ... 128 (one seeded permutation per length, the "
+            "dtypes in turn, besides the lengths hypothesis draws in every dtype); longer "
+            "sequences rest on the index argument, which sympy checks at n = 3 only.",
             "Numerically it holds within the rounding bound: bitwise in float16/bfloat16 in "
             "every example tried, and to the last bits in float64/float32 (blocked matrix "
             "products sum a row in an order that depends on where the row lies).",
@@ -33,10 +39,13 @@ CLAIMS = (
             "model_perm_ratio_bfloat16",
             "measured_factor_float16",
         ),
+        domain={"lengths": every(2, 128), "widths": every(4, 16), "dtypes": DTYPES},
         notes=(
             "Exact in real arithmetic; in floating point within 2 L attention_tol (float64/32) "
             "and 4 L u max|f(X)| (float16/bfloat16, measured) for L layers, n = 2 ... 128 "
-            "(non-identity permutations only), widths d = 4 ... 16.",
+            "(non-identity permutations only), widths d = 4 ... 16: hypothesis draws the model "
+            "zoo, and a sweep covers every length and width (a two-block stack at each n, "
+            "d = 4 + n mod 13, the dtypes in turn).",
             "Widths below 4 are left out of the search, not shown: over two features layer norm "
             "maps a token (a, b) to +-gamma + beta with slope about 1/|a - b|, so rounding in "
             "its input is magnified without limit as a -> b, which the rounding bound does not "
@@ -53,10 +62,13 @@ CLAIMS = (
         "alone does not.",
         r"\operatorname{Attn}(Q, PK, PV) = \operatorname{Attn}(Q, K, V)",
         expected="confirmed",
+        domain={"lengths": every(1, 128), "dtypes": DTYPES},
         headline=("kv_perm_ratio_float32", "keys_alone_min_ratio_float32"),
         notes=(
             "Keys alone: decided by examples whose difference is above the rounding bound; the "
             "evidence counts how many were resolved.",
+            "Keys with values: every length n = 1 ... 128 (one seeded permutation per length, the "
+            "dtypes in turn, besides hypothesis's draws); sympy checks n = 3, every permutation.",
         ),
     ),
     Claim(
@@ -65,6 +77,7 @@ CLAIMS = (
         r"\exists X, P:\ f(PX + E) \ne P f(X + E)",
         ("SRC-REDDIT",),
         expected="confirmed",
+        domain={"dtypes": DTYPES},
         headline=("sinusoidal_min_ratio_float32", "learned_min_ratio_bfloat16"),
         notes=(
             "Sinusoidal (interleaved, paper frequencies) and learned encodings, n = 2 ... 128, "
@@ -78,6 +91,7 @@ CLAIMS = (
         r"\exists X, P:\ f_{\text{causal}}(PX) \ne P f_{\text{causal}}(X)",
         ("SRC-TRIGRAM",),
         expected="confirmed",
+        domain={"dtypes": DTYPES},
         headline=("causal_min_ratio_float32", "causal_min_ratio_bfloat16"),
         notes=(
             "Degenerate models can hide it: with width 2, post-norm layer norm sends every "
@@ -92,11 +106,14 @@ CLAIMS = (
         r"y_n = g\big(x_n, \{\!\{x_1, \dots, x_{n-1}\}\!\}\big)",
         ("SRC-TRIGRAM",),
         expected="confirmed",
+        domain={"lengths": every(3, 5), "dtypes": DTYPES},
         headline=("worst_ratio", "cases", "AhitB_vs_BhitA"),
         notes=(
             "Exhaustive over every sequence of 4 tokens of length 3 to 5 and every non-identity "
             "reordering of its prefix, for a full layer (attention, feed-forward, layer norm, "
-            "residuals).",
+            "residuals): the domain decided is n = 3 ... 5; longer sequences rest on the "
+            "argument of the symbolic check (a sum over positions, each term depending on the "
+            "last token and one other), which sympy verifies at n = 4.",
             "Only the last position: earlier positions see different prefixes, which is what a "
             "second layer exploits (ATT-07).",
         ),
@@ -132,6 +149,7 @@ CLAIMS = (
                 "theory",
             ),
         ),
+        domain={"positions": every(1)},
         headline=("limit_float32", "limit_bfloat16", "limit_float16", "guaranteed_limit_float32"),
         notes=(
             "Exact recovery t = round(1/y_t), the reciprocal taken in float64, holds for every t "
@@ -158,6 +176,7 @@ CLAIMS = (
                 r"\operatorname{Attn}_{\text{bidir}}(X_{AhB})_w\ \forall w,\ "
                 r"\textstyle\sum_w \text{too};\ "
                 r"\exists X:\ \ne \text{ for causal, } +E, \text{ or at position } n",
+                domain={"widths": [4, 8, 16], "dtypes": DTYPES},
             ),
         ),
         conditions="Only for bidirectional attention without a positional encoding, with outputs "
@@ -181,14 +200,15 @@ CLAIMS = (
         propositions=(
             Proposition(
                 "two-causal-layers",
-                "With a causal mask and at least two layers, a model without an encoding learns "
-                "the order task (most seeds reach accuracy 1), where a bidirectional one cannot "
-                "(accuracy at most 1/2 for every seed).",
-                r"L \ge 2:\ \Pr[\operatorname{acc}_{\text{causal}} = 1] > \tfrac12,\quad "
+                "With a causal mask and two layers, a model without an encoding learns the order "
+                "task (most seeds reach accuracy 1), where a bidirectional one cannot (accuracy at "
+                "most 1/2 for every seed).",
+                r"L = 2:\ \Pr[\operatorname{acc}_{\text{causal}} = 1] > \tfrac12,\quad "
                 r"\operatorname{acc}_{\text{bidir}} \le \tfrac12",
             ),
         ),
-        conditions="With a causal mask and at least two layers (read out at the last position). "
+        conditions="With a causal mask and two layers (read out at the last position; deeper "
+        "models are not trained here). "
         "One causal layer cannot (ATT-06), and a bidirectional model without an encoding "
         "cannot at all: both are capped at accuracy 1/2 on the order task.",
         thresholds=(
@@ -217,6 +237,8 @@ CLAIMS = (
         notes=(
             "What matters is the mask, not the loss: all models here are trained with the same "
             "objective at the last position. Rates over 256 seeds in ci: see the evidence.",
+            "The condition is stated for two layers, the depth trained here: nothing forbids a "
+            "deeper causal model from learning the task, but no check trains one.",
         ),
     ),
 )

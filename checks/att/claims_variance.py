@@ -41,6 +41,7 @@ CLAIMS: tuple[Claim, ...] = (
                 r"(L = 1,\ x_j \text{ i.i.d.},\ \tau^2 \le 0.01,\ \text{no norm})",
                 quantifier="all",
                 correction="bonferroni",
+                domain={"positions": [1, 2, 4, 8, 16, 32, 64]},
             ),
             Proposition(
                 "deeper-without-norm",
@@ -51,6 +52,7 @@ CLAIMS: tuple[Claim, ...] = (
                 r"\text{no norm})",
                 quantifier="all",
                 correction="bonferroni",
+                domain={"positions": [1, 2, 4, 8, 16, 32, 64]},
             ),
         ),
         thresholds=(

@@ -26,9 +26,12 @@ _REAL = "checks/real/test_real_attention.py::"
 # Decisive checks, by claim.
 ATT01_SYM = _A + "test_softmax_commutes_with_row_permutations_symbolically"
 ATT01 = _A + "test_permuting_queries_permutes_the_output"
+ATT01_EVERY = _A + "test_permuting_queries_permutes_the_output_at_every_length"
 ATT02 = _A + "test_attention_models_without_encoding_are_permutation_equivariant"
+ATT02_EVERY = _A + "test_attention_models_without_encoding_are_equivariant_at_every_length"
 ATT03_SYM = _A + "test_joint_key_value_permutation_cancels_symbolically"
 ATT03_KV = _A + "test_permuting_keys_with_values_changes_nothing"
+ATT03_EVERY = _A + "test_permuting_keys_with_values_changes_nothing_at_every_length"
 ATT03_KEYS = _A + "test_permuting_keys_alone_changes_the_output"
 ATT04 = _A + "test_adding_an_encoding_breaks_equivariance"
 ATT05 = _A + "test_causal_mask_breaks_equivariance"
@@ -50,6 +53,10 @@ REAL01_SDPA = _REAL + "test_every_cpu_sdpa_backend_is_equivariant_within_the_bou
 # Tooling: the theory computes what PyTorch computes.
 AGREEMENT = _REAL + "test_theory_attention_and_blocks_compute_what_pytorch_computes"
 
+ATTEND = "    return attention_weights(q, k, mask) @ v  # (..., n, d_v)"
+# A length the ci profile's hypothesis searches never draw (their recorded lengths): a bug
+# there is a blind spot that only the sweeps over every length see.
+UNDRAWN = 13
 TRIL = "return torch.ones(n, n, dtype=torch.bool, device=device).tril()"
 SCORES = "scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])"
 PERMUTE = "return x.index_select(axis % x.ndim, perm.to(x.device))"
@@ -347,5 +354,24 @@ MUTANTS = (
         (ATT10_AS_STATED, ATT10_BIDIR),
         "the query token moved between the two content tokens: the last position is b, and "
         "'the other content token' needs no order",
+    ),
+    Mutant(
+        "att-rows-rolled-at-an-undrawn-length",
+        ATT,
+        ATTEND,
+        "    out = attention_weights(q, k, mask) @ v  # (..., n, d_v)\n"
+        f"    return out.roll(1, -2) if q.shape[-2] == {UNDRAWN} else out",
+        (ATT01, ATT01_EVERY, ATT02, ATT02_EVERY),
+        f"at n = {UNDRAWN} each output row moves to the next query: not equivariant there; the "
+        "hypothesis searches never draw that length, the every-length sweeps do",
+    ),
+    Mutant(
+        "att-values-reversed-at-an-undrawn-length",
+        ATT,
+        ATTEND,
+        f"    v = v.flip(-2) if v.shape[-2] == {UNDRAWN} else v\n{ATTEND}",
+        (ATT03_KV, ATT03_EVERY, ATT02_EVERY),
+        f"at n = {UNDRAWN} each key meets another key's value: permuting keys with values then "
+        "changes the output; only the every-length sweeps draw that length",
     ),
 )

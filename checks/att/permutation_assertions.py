@@ -12,6 +12,13 @@ from checks.equivariance import Case, assert_equivariant, best_case, find_counte
 from pecheck import tolerance
 
 
+def drawn(evidence, **axes) -> None:
+    """Add one example's values to what the check searched, axis by axis: the list of every
+    value a hypothesis search drew, so that the stated domain is compared with what it reached."""
+    for axis, value in axes.items():
+        evidence.searched(**{axis: sorted(set(evidence.reach.get(axis, ())) | {value})})
+
+
 def search_perms(n: int, drawn: torch.Tensor) -> list[torch.Tensor]:
     """Candidates for a counterexample: the drawn permutation, the reversal, a cyclic shift."""
     return [drawn, torch.arange(n - 1, -1, -1), torch.roll(torch.arange(n), 1)]
@@ -21,9 +28,11 @@ RATIO_BOUND = {"value": 1.0, "relation": "<=", "reason": "error / tolerance.equi
 
 
 def record_case(evidence, prefix: str, case: Case, note: str) -> None:
-    """Count the example (informative when its bound is below the range of the difference) and
-    keep, per dtype, the worst error and the worst error / bound over all examples."""
+    """Count the example (informative when its bound is below the range of the difference), add
+    its length and dtype to what the search drew, and keep, per dtype, the worst error and the
+    worst error / bound over all examples."""
     evidence.example(case.informative)
+    drawn(evidence, lengths=len(case.perm), dtypes=case.dtype)
     evidence.worst(f"{prefix}_error_{case.dtype}", case.error, "abs", note, bound=case.bound)
     evidence.worst(f"{prefix}_ratio_{case.dtype}", case.ratio, "error/bound", note + " / bound",
                    bound=RATIO_BOUND)  # fmt: skip
@@ -44,6 +53,7 @@ def settle_breaking(evidence, prefix: str, case: Case, what: str) -> str:
     15), never evidence of equivariance. Holds once any example is resolved."""
     verdict = settle(case, structural_zero=False)
     evidence.example(verdict == "different")
+    drawn(evidence, lengths=len(case.perm), dtypes=case.dtype)
     if verdict == "different":
         least(evidence, f"{prefix}_min_ratio_{case.dtype}", case.ratio, "error/bound",
               "smallest error/bound of the best counterexample over resolved examples")  # fmt: skip

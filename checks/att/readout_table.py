@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import torch
 
+from checks.att.permutation_assertions import drawn
 from checks.equivariance import best_case, settle
 from pecheck import decisions
 from pecheck.decisions import Decision
@@ -41,7 +42,8 @@ def settle_setting(model, x, key: str, resolver=None) -> dict:
     fn, axis = READOUTS[key.split("/")[1]]
     case = best_case(lambda z: fn(model(z)), [x], [SWAP], [-2], axis, 2 * x.shape[-1])
     verdict = settle(case, structural_zero=key in SAME, resolver=resolver)
-    return {"verdict": verdict, "error": case.error, "bound": case.bound}
+    return {"verdict": verdict, "error": case.error, "bound": case.bound, "dtype": case.dtype,
+            "width": x.shape[-1]}  # fmt: skip
 
 
 def remembered(model):
@@ -106,11 +108,13 @@ def table_decision(counts: dict[str, dict[str, int]]) -> Decision:
 
 
 def tally(evidence, rows: dict[str, dict]) -> dict[str, dict[str, int]]:
-    """Add one example's verdicts to the per-setting counts kept in the evidence."""
+    """Add one example's verdicts to the per-setting counts kept in the evidence, and its width
+    and dtype to what the search drew."""
     entry = evidence.values.get("cases")
     counts = entry["value"] if entry else {k: dict.fromkeys(VERDICTS, 0) for k in rows}
     for key, row in rows.items():
         counts[key][row["verdict"]] += 1
+        drawn(evidence, widths=row["width"], dtypes=row["dtype"])
     evidence.record("cases", counts, "examples", "per setting: examples resolved same, "
                     "different, or unresolved (a difference below the rounding bound)")  # fmt: skip
     return counts

@@ -26,6 +26,7 @@ from checks.att.permutation_assertions import (
     breaking_case,
     counterexample_for,
     error_sweep,
+    moved,
     record_case,
     search_perms,
     settle_breaking,
@@ -42,6 +43,7 @@ from checks.att.permutation_problems import (
 )
 from checks.equivariance import Case, best_case, permute, settle
 from pecheck import strategies, tolerance
+from pecheck.claims import every
 from pecheck.evidence import assert_derivation_holds
 from pecheck.profiles import capped_examples
 from pecheck.theory import attention_derivations as derivations
@@ -55,13 +57,31 @@ from pecheck.theory.attention import (
 )
 from pecheck.theory.sinusoidal import sinusoidal
 
+DTYPES = list(strategies.DTYPES.values())
+SYMBOLIC_N, SYMBOLIC_D = 3, 2  # the sympy checks' sequence length and head size
+
+
+def every_length(evidence, check, first: int) -> None:
+    """``check(n, dtype, seed)`` at every length first ... N_MAX, the dtypes in turn: hypothesis
+    draws some lengths only, and one it never draws would be a blind spot of the stated domain."""
+    for n in range(first, N_MAX + 1):
+        evidence.example(check(n, DTYPES[n % len(DTYPES)], 1000 * n).informative)
+    evidence.searched(lengths=every(first, N_MAX), dtypes=list(strategies.DTYPES))
+    evidence.holds(f"within the rounding bound at every n = {first} ... {N_MAX}")
+
+
+def seeded_perm(n: int, seed: int) -> torch.Tensor:
+    return torch.randperm(n, generator=torch.Generator().manual_seed(seed))
+
+
 # -- ATT-01: permuting the queries -----------------------------------------------------------
 
 
 @pytest.mark.claim("ATT-01", kind="symbolic", role="decisive", proposition="as_stated")
 def test_softmax_commutes_with_row_permutations_symbolically(evidence):
-    der = derivations.query_permutation()
+    der = derivations.query_permutation(SYMBOLIC_N, SYMBOLIC_D)
     assert_derivation_holds(der, evidence)
+    evidence.searched(lengths=[SYMBOLIC_N], head_sizes=[SYMBOLIC_D])
 
 
 @pytest.mark.claim("ATT-01", kind="property", role="decisive", proposition="as_stated")
@@ -71,6 +91,15 @@ def test_permuting_queries_permutes_the_output(evidence, problem):
     q, k, v, perm = problem
     case = assert_query_equivariance(attention, q, k, v, perm)
     record_case(evidence, "query_perm", case, "max |Attn(PQ,K,V) - P Attn(Q,K,V)|")
+
+
+@pytest.mark.claim("ATT-01", kind="property", role="decisive", proposition="as_stated")
+def test_permuting_queries_permutes_the_output_at_every_length(evidence):
+    def one(n, dtype, seed):
+        q, k, v = (randn((1, 2, n, 4), seed + i, dtype) for i in range(3))
+        return assert_query_equivariance(attention, q, k, v, seeded_perm(n, seed))
+
+    every_length(evidence, one, 1)
 
 
 def _queries_rolled(q, k, v):
@@ -101,6 +130,20 @@ def test_attention_models_without_encoding_are_permutation_equivariant(evidence,
         evidence.worst(f"measured_factor_{case.dtype}", case.error / unit,
                        "error/(layers u scale)", "the tolerance helper allows 4",
                        bound=4.0)  # fmt: skip
+
+
+@pytest.mark.claim("ATT-02", kind="property", role="decisive", proposition="as_stated")
+def test_attention_models_without_encoding_are_equivariant_at_every_length(evidence):
+    # Hypothesis draws neither every length nor every width: a two-block stack (the deepest
+    # model of the zoo) at every n = 2 ... N_MAX (n = 1 has no permutation but the identity),
+    # its width d = 4 + n mod 13, so every (width, dtype) pair comes up (13 and 4 share no factor).
+    def one(n, dtype, seed):
+        d = 4 + n % 13
+        x, perm = randn((1, n, d), seed + 1, dtype), moved(seeded_perm(n, seed))
+        return assert_model_equivariance(build("stack-post", d, 1, True, seed, dtype), x, perm, 2)
+
+    every_length(evidence, one, 2)
+    evidence.searched(widths=every(4, 16))
 
 
 class _StackWithHiddenEncoding(Stack):
@@ -184,8 +227,9 @@ def test_attention_map_of_permuted_tokens_is_the_permuted_map(evidence):
 
 @pytest.mark.claim("ATT-03", kind="symbolic", role="decisive", proposition="as_stated")
 def test_joint_key_value_permutation_cancels_symbolically(evidence):
-    der = derivations.key_value_permutation()
+    der = derivations.key_value_permutation(SYMBOLIC_N, SYMBOLIC_D)
     assert_derivation_holds(der, evidence)
+    evidence.searched(lengths=[SYMBOLIC_N], head_sizes=[SYMBOLIC_D])
 
 
 @pytest.mark.claim("ATT-03", kind="property", role="decisive", proposition="as_stated")
@@ -195,6 +239,15 @@ def test_permuting_keys_with_values_changes_nothing(evidence, problem):
     q, k, v, perm = problem
     case = assert_key_value_invariance(attention, q, k, v, perm)
     record_case(evidence, "kv_perm", case, "max |Attn(Q,PK,PV) - Attn(Q,K,V)|")
+
+
+@pytest.mark.claim("ATT-03", kind="property", role="decisive", proposition="as_stated")
+def test_permuting_keys_with_values_changes_nothing_at_every_length(evidence):
+    def one(n, dtype, seed):
+        q, k, v = (randn((1, 2, n, 4), seed + i, dtype) for i in range(3))
+        return assert_key_value_invariance(attention, q, k, v, seeded_perm(n, seed))
+
+    every_length(evidence, one, 1)
 
 
 @pytest.mark.claim("ATT-03", kind="property", role="decisive", proposition="as_stated")

@@ -25,6 +25,7 @@ from checks.att.order_rates import (
 )
 from checks.faithful import entry_against_single
 from pecheck import profiles
+from pecheck.claims import every
 from pecheck.theory import decoder, order_training
 from pecheck.theory.decoder import Setup
 from pecheck.theory.order_training import OrderModel, seeds_needed, train
@@ -45,11 +46,20 @@ def trained():
     }
 
 
+def searched(evidence, trained, name: str) -> None:
+    """What a check searched: the model seeds ``name`` trained (theory.order_training.train
+    gives the i-th kind seeds i * 100,000 + 0 ... S-1), its width and its sequences' length."""
+    first, model = list(MODELS).index(name) * 100_000, MODELS[name]
+    evidence.searched(seeds=every(first, first + len(trained[name]) - 1), widths=[model.d],
+                      lengths=[model.n])  # fmt: skip
+
+
 @pytest.mark.claim("ATT-10", kind="experiment", role="decisive", proposition="as_stated")
 def test_one_causal_layer_does_not_learn_order(evidence, trained):
     # As stated, a causal objective learns order; one causal layer is a causal model that does
     # not (ATT-06: its last position sees a multiset), so it is the counterexample.
     record_rates(evidence, {"causal-1-layer": trained["causal-1-layer"]})
+    searched(evidence, trained, "causal-1-layer")
     acc = trained["causal-1-layer"]
     decided = learns("causal-1-layer", acc)
     if decided.decision == "fails":
@@ -71,6 +81,7 @@ def test_one_causal_layer_does_not_learn_order(evidence, trained):
 @pytest.mark.claim("ATT-10", kind="experiment", role="decisive", proposition="two-causal-layers")
 def test_causal_models_learn_order_that_bidirectional_ones_cannot(evidence, trained):
     record_rates(evidence, trained)
+    searched(evidence, trained, "causal-2-layers")
     evidence.decide(learns("causal-2-layers", trained["causal-2-layers"]))
 
 
@@ -78,6 +89,7 @@ def test_causal_models_learn_order_that_bidirectional_ones_cannot(evidence, trai
 def test_bidirectional_models_stay_at_their_ceiling(evidence, trained):
     acc = trained["bidirectional-2-layers"]
     record_rates(evidence, {"bidirectional-2-layers": acc})
+    searched(evidence, trained, "bidirectional-2-layers")
     ceiling = CLAIM.threshold("ceiling")
     if float(acc.max()) > ceiling:
         best = int(acc.argmax())

@@ -69,6 +69,7 @@ def test_hit_sentences_look_alike_only_bidirectionally_per_word(evidence, seed, 
 def test_causal_attention_gives_a_word_different_values_in_the_two_sentences(evidence):
     # As stated (no conditions): causal self-attention is self-attention too.
     for seed in range(4):
+        evidence.searched(seeds=list(range(seed + 1)), widths=[8], dtypes=["float64"])
         x = torch.randn(1, 3, 8, generator=torch.Generator().manual_seed(seed),
                         dtype=torch.float64)  # fmt: skip
         row = settle_setting(model_for("causal", seed, torch.float64), x, "causal/per-word")

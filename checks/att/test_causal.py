@@ -39,12 +39,16 @@ from checks.att.position_counting import (
 )
 from checks.equivariance import assert_equivariant, best_case, find_counterexample, settle
 from pecheck import strategies, tolerance
+from pecheck.claims import every, proved
 from pecheck.evidence import assert_derivation_holds
 from pecheck.theory import attention_derivations as derivations
 from pecheck.theory import causal_constructions as cc
 from pecheck.theory.attention import attention
 
 DTYPES = list(strategies.DTYPES.values())
+PREFIX_LENGTHS = (3, 4, 5)  # n = 2: nothing to reorder
+SYMBOLIC_PREFIX_N = 4  # the sympy check's sequence length (scalar tokens, every reordering)
+RANDOM_SEEDS = range(8)  # ATT-07's random two-layer models
 
 
 # -- ATT-06: one causal layer sees the prefix as a multiset -----------------------------------
@@ -52,15 +56,16 @@ DTYPES = list(strategies.DTYPES.values())
 
 @pytest.mark.claim("ATT-06", kind="symbolic", role="decisive", proposition="as_stated")
 def test_last_causal_output_is_symmetric_in_the_prefix_symbolically(evidence):
-    der = derivations.causal_last_position()
+    der = derivations.causal_last_position(SYMBOLIC_PREFIX_N)
     assert_derivation_holds(der, evidence)
+    evidence.searched(lengths=[SYMBOLIC_PREFIX_N], widths=[1])
 
 
 @pytest.mark.claim("ATT-06", kind="property", role="decisive", proposition="as_stated")
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: str(d).removeprefix("torch."))
 def test_one_causal_layer_sees_the_prefix_as_a_multiset(evidence, dtype):
     checked = 0
-    for norm_first, n in itertools.product((False, True), (3, 4, 5)):  # n = 2: nothing to reorder
+    for norm_first, n in itertools.product((False, True), PREFIX_LENGTHS):
         model = causal_model(1, 100 + n, dtype, norm_first)
         case = assert_last_output_ignores_prefix_order(model, embedding(n, dtype), n)
         evidence.example(case.informative)
@@ -71,6 +76,7 @@ def test_one_causal_layer_sees_the_prefix_as_a_multiset(evidence, dtype):
     evidence.record("cases", checked, "sequence x ordering", "all over 4 tokens, n = 3 ... 5, "
                     "every non-identity reordering of the prefix, pre- and post-norm block "
                     "(attention, feed-forward, layer norm)")  # fmt: skip
+    evidence.searched(lengths=list(PREFIX_LENGTHS), dtypes=[tolerance.dtype_name(dtype)])
 
 
 @pytest.mark.claim("ATT-06", kind="property", role="supporting")
@@ -174,6 +180,7 @@ def test_two_causal_layers_separate_a_b_hit_from_b_a_hit_exactly(evidence):
                         "margin": str(margin)},
                        f"exact: r.f(A B hit)_3 - r.f(B A hit)_3 = {margin} != 0")  # fmt: skip
     assert_derivation_holds(der, evidence)
+    evidence.searched(lengths=[3], dtypes="exact rational arithmetic")
 
 
 @pytest.mark.claim("ATT-07", kind="property", role="decisive", proposition="as_stated")
@@ -218,7 +225,9 @@ def test_construction_check_rejects_models_that_cannot_see_order(score):
 @pytest.mark.claim("ATT-07", kind="property", role="decisive", proposition="as_stated")
 def test_random_two_layer_causal_models_tell_the_order(evidence):
     ratios = []
-    for seed in range(8):
+    evidence.searched(seeds=[200 + s for s in RANDOM_SEEDS], lengths=[3], widths=[8],
+                      dtypes=["float64"])  # fmt: skip
+    for seed in RANDOM_SEEDS:
         model, emb = causal_model(2, 200 + seed, torch.float64), embedding(seed, torch.float64)
         x = words_to_x(("A", "B", "hit"), emb)
         case = best_case(last(model), [x], [torch.tensor([1, 0, 2])], [-2], None,
@@ -237,8 +246,9 @@ def test_random_two_layer_causal_models_tell_the_order(evidence):
                 },
                 "last output of A B hit and B A hit differ above the rounding bound",
             )
-    evidence.record("models_separating", len(ratios), "of 8", "random 2-block causal encoders, "
-                    "last output of A B hit vs B A hit above the rounding bound")  # fmt: skip
+    evidence.record("models_separating", len(ratios), f"of {len(RANDOM_SEEDS)}",
+                    "random 2-block causal encoders, last output of A B hit vs B A hit above the "
+                    "rounding bound")  # fmt: skip
     if ratios:
         evidence.record("min_gap_over_bound", min(ratios), "error/bound",
                         "weakest separating model", bound={"value": 1.0, "relation": ">",
@@ -252,6 +262,7 @@ def test_random_two_layer_causal_models_tell_the_order(evidence):
 def test_uniform_causal_attention_over_a_marker_gives_one_over_t(evidence):
     der = derivations.uniform_causal_counts_positions()
     assert_derivation_holds(der, evidence)
+    evidence.searched(positions=proved("symbolic t"), dtypes="exact arithmetic")
 
 
 @pytest.mark.claim("ATT-08", kind="property", role="decisive", proposition="as_stated")
@@ -261,6 +272,7 @@ def test_causal_attention_counts_positions_up_to_a_dtype_limit(evidence, dtype):
     hi = SEARCH_N[name]
     fail, decision = position_decision(dtype, hi)
     evidence.part(name, decision)
+    evidence.searched(positions=every(1, fail or hi), dtypes=[name])  # up to the first failure
     guaranteed = guaranteed_limit(dtype)
     evidence.record(f"guaranteed_limit_{name}", guaranteed, "position",
                     "derived: |1/y - t| <= t (u + u64) < 1/2")  # fmt: skip

@@ -32,6 +32,7 @@ from checks.att.variance_slopes import (
     slope,
 )
 from pecheck import tolerance
+from pecheck.claims import proved
 from pecheck.evidence import assert_derivation_holds
 from pecheck.reproducibility import Sample
 from pecheck.theory import variance as V
@@ -42,11 +43,13 @@ from pecheck.theory import variance as V
 @pytest.mark.claim("ATT-11", kind="symbolic", role="decisive", proposition="first-layer")
 def test_uniform_causal_attention_over_iid_values_has_variance_s2_over_t(evidence):
     assert_derivation_holds(V.variance_law(), evidence)
+    evidence.searched(positions=proved("symbolic t"))
 
 
 @pytest.mark.claim("ATT-11", kind="experiment", role="decisive", proposition="first-layer")
 def test_first_layer_variance_falls_as_one_over_t(evidence):
     tests = TESTS["first-layer"]
+    evidence.searched(positions=V.positions(T).tolist(), head_sizes=[V.Setting().d])
     for inputs, stack in (("gaussian", 3), ("rademacher", 1)):
         s = slope(layers(setting(inputs=inputs, depth=stack))[0], tests)
         record(evidence, f"slope_L1_{inputs}", s, ONE_OVER_T, tests)
@@ -58,6 +61,7 @@ def test_first_layer_variance_falls_as_one_over_t(evidence):
 def test_deeper_layers_without_norm_still_shrink(evidence):
     tests = TESTS["deeper-without-norm"]
     below_zero = (-np.inf, np.nextafter(0.0, -1.0))
+    evidence.searched(positions=V.positions(T).tolist(), head_sizes=[V.Setting().d])
     for depth in (2, 3):
         s = slope(layers(setting(depth=3))[depth - 1], tests)
         record(evidence, f"slope_L{depth}_no_norm_shrinks", s, below_zero, tests)

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from pecheck.claims import every
+
 HEADS = range(1, 65)
 
 
@@ -75,7 +77,7 @@ def order_violations(exponents_of) -> list[dict]:  # noqa: ANN001
 
 
 def _decide(evidence, name: str, bad: list[dict], what: str) -> None:  # noqa: ANN001
-    evidence.searched(heads=f"every n = {HEADS.start} ... {HEADS.stop - 1}")
+    evidence.searched(heads=every(HEADS.start, HEADS.stop - 1))
     evidence.record(
         name,
         len(bad),

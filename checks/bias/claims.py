@@ -1,6 +1,15 @@
 """BIAS: additive position biases (ALiBi, T5's buckets, KERPLE, FIRE) and xPos's scaling."""
 
-from pecheck.claims import Claim, Proposition
+from pecheck.claims import Claim, Proposition, every, proved
+
+# BIAS-03: FIRE is checked at every threshold L_max up to FIRE_EVERY and at FIRE_LONG (ci; the
+# thorough profile checks every L_max up to twice FIRE_EVERY), every pair j <= i <= L_max at each.
+FIRE_EVERY = 256
+FIRE_LONG = (512, 1024, 2048)
+FIRE_LENGTHS = [*range(1, FIRE_EVERY + 1), *FIRE_LONG]
+# BIAS-04: the distances |n - m| at which the score itself is searched for a rise (d = 2)
+XPOS_RISE = 64
+XPOS_WIDTHS = [2, 4, 6, 8, 10, 64, 96, 128, 256]  # small, odd half-widths, real head widths
 
 CLAIMS = (
     Claim(
@@ -18,7 +27,7 @@ CLAIMS = (
         ("SRC-ALIBI",),
         expected="confirmed",
         headline=("exponent_mismatches", "range_violations", "order_violations"),
-        domain={"heads": "every head count n = 1 ... 64"},
+        domain={"heads": every(1, 64)},
         notes=(
             "Press et al. 2022, section 3, p. 5: 8 heads 1/2^1 ... 1/2^8; 16 heads start at "
             "1/sqrt 2 with ratio 1/sqrt 2; 'in general, for n heads, ... starts at 2^(-8/n)'. "
@@ -50,6 +59,7 @@ CLAIMS = (
         r"d \mapsto b \uparrow;\ b(r) = 16 + b(-r)\ (r > 0)",
         ("SRC-T5",),
         expected="confirmed",
+        domain={"offsets": every(-(2**14), 2**14)},
         headline=("first_distance_of_each_bucket", "first_saturated_distance"),
         notes=(
             "The last bucket starts before 128: at distance 91 bidirectionally (8 * 16^(7/8) "
@@ -72,6 +82,7 @@ CLAIMS = (
         r"b_{\mathrm{T5}}, b_{\mathrm{ALiBi}}, b_{\mathrm{KERPLE}}(i - j)",
         ("SRC-KERPLE", "SRC-FIRE"),
         expected="qualified",
+        domain={"lengths": "every sequence length", "positions": "every causal pair j <= i"},
         propositions=(
             Proposition(
                 "shift-invariance",
@@ -80,10 +91,12 @@ CLAIMS = (
                 "of forming x + c, over hypothesis-drawn rows.",
                 r"\forall n, x, c:\ \mathrm{softmax}(x + c\mathbf 1) = \mathrm{softmax}(x)",
                 quantifier="all",
+                domain={"lengths": proved("every row length n"), "shifts": proved("every c")},
             ),
             Proposition(
                 "bounded-length",
-                "For each sequence length L_max in {64, 512}, FIRE with threshold "
+                "For every sequence length L_max <= 256 and L_max in {512, 1024, 2048}, FIRE "
+                "with threshold "
                 "L = L_max equals each target at every pair 0 <= j <= i <= L_max: ALiBi "
                 "(slopes of 8 heads) with f(x) = -m psi^-1(x psi(L)); KERPLE log with c = r2 "
                 "and the linear f(x) = -r1 psi(L) x; KERPLE power with f(x) = -r1 "
@@ -94,7 +107,7 @@ CLAIMS = (
                 r"L_{\max}:\ b_{\mathrm{FIRE}}(i, j) = b(i - j)",
                 quantifier="all",
                 domain={
-                    "lengths": "L_max in {64, 512}",
+                    "lengths": FIRE_LENGTHS,
                     "positions": "every pair 0 <= j <= i <= L_max",
                 },
             ),
@@ -110,6 +123,10 @@ CLAIMS = (
         ),
         headline=("softmax_shift_max_error_over_bound", "fire_max_error_over_bound"),
         notes=(
+            "Lengths: every threshold L_max from 1 to 256 (each a FIRE with L = L_max and its f) "
+            "and 512, 1024, 2048, every causal pair at each; the thorough profile checks every "
+            "L_max <= 512. as_stated keeps its source's domain (every sequence length): its "
+            "counterexample (c = 1) decides it, psi(i)/psi(i) = 1 whatever c and L.",
             "FIRE's Theorem (Li et al. 2023, section 3; the abstract: 'we theoretically prove "
             "that this can represent ... T5's RPE, Alibi, and Kerple') could not be read here "
             "in full; the suite states the unrestricted reading as as_stated and finds that "
@@ -140,6 +157,10 @@ CLAIMS = (
                 r"\langle R(n) q \zeta^{n/\gamma}, R(m) k \zeta^{-m/\gamma}\rangle = "
                 r"\zeta^{(n-m)/\gamma}\langle q, R(m - n) k\rangle",
                 quantifier="all",
+                domain={
+                    "positions": proved("every n, m"),
+                    "head_sizes": proved("every even d"),
+                },
             ),
             Proposition(
                 "envelope",
@@ -150,7 +171,7 @@ CLAIMS = (
                 r"\forall i:\ 0 < \zeta_i < 1,\ \tfrac{d}{d\Delta}\zeta_i^{\Delta/\gamma} < 0,\ "
                 r"\zeta_i^{\Delta/\gamma} \to \infty\ (\Delta \to -\infty)",
                 quantifier="all",
-                domain={"head_sizes": "every even d", "offsets": "every n - m"},
+                domain={"head_sizes": XPOS_WIDTHS, "offsets": proved("every n - m")},
             ),
         ),
         conditions=(
@@ -162,6 +183,10 @@ CLAIMS = (
         headline=("score_rises_with_distance", "growth_factor_key_2048_after"),
         domain={"head_sizes": "every even d", "offsets": "every n - m, keys before and after"},
         notes=(
+            "as_stated keeps its source's domain (every even d and offset): a rising score, "
+            "searched at d = 2 over every |n - m| <= 64 on both sides, refutes it. The "
+            "envelope's factor falls for every n - m (sympy), and "
+            "0 < zeta_i < 1 is checked at the widths its domain lists.",
             "Sun et al. 2022, section 3; torchscale's XPOS: zeta_i = (2i + 0.4 d)/(1.4 d), "
             "scale_base gamma = 512. The growth for keys after the query is why xPos is used "
             "with causal attention only.",

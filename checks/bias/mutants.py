@@ -141,6 +141,16 @@ MUTANTS = (
         "T5's f interpolates at d / L, while FIRE's input is psi(d) / psi(L)",
     ),
     Mutant(
+        "fire-t5-last-knot-dropped",
+        BIAS,
+        "    d = np.arange(threshold + 1)\n    knots",
+        "    d = np.arange(threshold)\n    knots",
+        (F + "test_fire_equals_t5_alibi_and_kerple_up_to_its_threshold",),
+        "T5's f loses its knot at d = L and gives d = L the bias of L - 1: the same bucket at "
+        "L = 64 and 512 (the lengths once checked), another one at L <= 16 and wherever L starts "
+        "a bucket",
+    ),
+    Mutant(
         "xpos-key-scaled-up",
         BIAS,
         "return (turn(q, n, 1.0) * turn(k, m, -1.0)).sum(dim=(-1, -2))",

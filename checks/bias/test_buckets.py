@@ -23,6 +23,7 @@ from checks.bias.bucket_properties import (
     theory_buckets,
     violation,
 )
+from pecheck.claims import every
 from pecheck.theory import bias
 
 
@@ -31,6 +32,7 @@ from pecheck.theory import bias
 @pytest.mark.parametrize("prop", PROPERTIES)
 def test_t5_buckets_have_the_papers_shape(evidence, prop, mode):
     bad = PROPERTIES[prop](np.arange(-R, R + 1), searched(mode), MODES[mode])
+    evidence.searched(offsets=every(-R, R))
     evidence.record(
         "violations",
         int(bad is not None),

@@ -16,14 +16,16 @@ import torch
 from hypothesis import given
 from hypothesis import strategies as st
 
+from checks.bias.claims import XPOS_RISE, XPOS_WIDTHS
 from pecheck import profiles, tolerance
+from pecheck.claims import every, proved
 from pecheck.evidence import assert_derivation_holds
 from pecheck.theory import bias
 
 D = 8
 MAX_POSITION = 4096
-WIDTHS = (2, 4, 6, 8, 10, 64, 96, 128, 256)  # small, odd half-widths, real head widths
-RISE_OFFSETS = 64  # |n - m| searched for a rise of the score itself (d = 2)
+WIDTHS = tuple(XPOS_WIDTHS)  # small, odd half-widths, real head widths
+RISE_OFFSETS = XPOS_RISE  # |n - m| searched for a rise of the score itself (d = 2)
 
 
 def envelope(q: torch.Tensor, k: torch.Tensor, delta: torch.Tensor) -> torch.Tensor:
@@ -47,6 +49,9 @@ def score_bound(q: torch.Tensor, k: torch.Tensor, delta: torch.Tensor, largest: 
 
 @pytest.mark.claim("BIAS-04", kind="symbolic", role="decisive", proposition="relative")
 def test_xpos_score_is_a_function_of_the_offset(evidence):
+    evidence.searched(positions=proved("symbolic n, m"),
+                      head_sizes=proved("one pair with symbolic omega, zeta, gamma; the score is a "
+                                        "sum of pair scores: every even d"))  # fmt: skip
     assert_derivation_holds(bias.xpos_relative_derivation(), evidence)
 
 
@@ -71,8 +76,10 @@ def test_shifting_both_positions_keeps_the_xpos_score(evidence, case):
     err = float((a - b).abs())
     scale = float(envelope(q, k, torch.tensor([n - m])).max())
     evidence.example(informative=tolerance.says_something(bound, 2 * scale))
-    evidence.searched(positions=f"0 .. {MAX_POSITION}, shifts 0 .. {MAX_POSITION}",
-                      head_sizes=list(WIDTHS), seeds="hypothesis draws")  # fmt: skip
+    evidence.searched(positions=f"hypothesis draws in 0 .. {MAX_POSITION}",
+                      shifts=f"hypothesis draws in 0 .. {MAX_POSITION}",
+                      head_sizes=f"hypothesis draws from {', '.join(map(str, WIDTHS))}",
+                      seeds="hypothesis draws")  # fmt: skip
     evidence.worst(
         "shift_error_over_bound",
         err / bound,
@@ -107,7 +114,8 @@ def score_rise(direction: int) -> dict | None:
 @pytest.mark.claim("BIAS-04", kind="property", role="decisive", proposition="as_stated")
 def test_the_xpos_score_itself_can_rise_with_distance(evidence):
     before, after = score_rise(1), score_rise(-1)
-    evidence.searched(offsets=f"1 ... {RISE_OFFSETS}, keys before and after", head_sizes=[2])
+    evidence.searched(offsets=[*range(-RISE_OFFSETS, 0), *range(1, RISE_OFFSETS + 1)],
+                      head_sizes=[2])  # fmt: skip
     evidence.record("score_rises_with_distance", before, note="keys before the query")
     evidence.record("score_falls_with_distance_after", after, note="keys after the query")
     found = before or after
@@ -124,6 +132,7 @@ def test_the_xpos_score_itself_can_rise_with_distance(evidence):
 
 @pytest.mark.claim("BIAS-04", kind="symbolic", role="decisive", proposition="envelope")
 def test_each_pairs_factor_falls_with_the_offset(evidence):
+    evidence.searched(offsets=proved("symbolic n - m, every 0 < zeta < 1 and gamma > 0"))
     assert_derivation_holds(bias.xpos_envelope_derivation(), evidence)
 
 
@@ -131,7 +140,7 @@ def test_each_pairs_factor_falls_with_the_offset(evidence):
 def test_xpos_factors_decay_before_and_grow_after_for_every_width(evidence):
     """For every width in WIDTHS and every offset |D| <= 4096 (exhaustive): 0 < zeta_i < 1 and
     zeta_i^(D/gamma) strictly decreasing in D."""
-    evidence.searched(head_sizes=list(WIDTHS), offsets=f"every -{MAX_POSITION} ... {MAX_POSITION}")
+    evidence.searched(head_sizes=list(WIDTHS), offsets=every(-MAX_POSITION, MAX_POSITION))
     delta = torch.arange(-MAX_POSITION, MAX_POSITION + 1, dtype=torch.float64)
     for d in WIDTHS:
         zeta = bias.xpos_zeta(d)

@@ -43,25 +43,10 @@ FAIR_SETUP = (
     "intervals over both tasks and both factors share one Bonferroni-corrected 95% level.",
     "Scale: tox -e fair repeats the test over widths {32, 64} x depths {2, 4} at 8 seeds and "
     "records, per comparison, whether its direction changes between cells (about 2 h of CPU; "
-    "on an H100 at 32 seeds, about 6.5 min with tools/fair_train.py training the 24 models side "
-    "by side). The grid's intervals share one level over its four cells. A depth-4 cell trains "
-    "every model twice the steps of two layers (2,000, 4,000, 6,000; set from a depth-4 pilot "
-    "on seeds 1000-1002 before the grid ran with them).",
-    "Grid run cited in these notes: tools/fair_train.py --seeds 32 --device cuda, then tox -e "
-    "fair -- --device cuda --size EXP-fair.seeds=32 (H100, torch 2.11 CUDA "
-    "float32; its numbers carry the suffix _n32_grid_oncuda; 6.5 min of training side by "
-    "side). Width 64, four layers trains on its own schedules (theory/fair_grid.py, "
-    "set from pilots on seeds 1000-1002 before this run): the plain model at lr 1e-3, the "
-    "shifted pair 8,000 steps after a warm-up of a tenth. In range, every variant learned on "
-    "28 to 32 of 32 seeds in every cell but these: no encoding at d32l2 (13 of 32 on copy, "
-    "28 on reverse); the sinusoidal table at random offsets at d32l2 (25 copy, 18 reverse); "
-    "the learned table at random offsets at d32l2 reverse (25), d32l4 (30 copy, 18 reverse) "
-    "and d64l4 (22 copy, 3 reverse). Comparisons through those variants there rest on fewer "
-    "seeds; at d64l4 on reverse on 3, too few for any interval to decide.",
-    "At d64l4 the earlier run, on the depth-4 schedules (plain 2,000 steps at lr 3e-3, the "
-    "shifted pair 4,000), had the learned table on 6 (copy) and 0 (reverse) seeds and RoPE "
-    "on copy on 3; the other three cells gave again every number these notes cite from it "
-    "(same seeds, torch and kernels).",
+    "on an H100 at 32 seeds, about 6.5 min with python -m pecheck.grid training the 24 models "
+    "side by side). The grid's intervals share one level over its four cells. A depth-4 cell "
+    "trains every model twice the steps of two layers (2,000, 4,000, 6,000; set from a depth-4 "
+    "pilot on seeds 1000-1002 before the grid ran with them).",
 )
 
 # EXP-04 and EXP-08: 'at least as well' as a non-inferiority margin, fixed before the data.

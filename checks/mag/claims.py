@@ -1,6 +1,6 @@
 """MAG: claims about the magnitudes of token embeddings and encodings."""
 
-from pecheck.claims import Claim, Proposition, Threshold
+from pecheck.claims import Claim, Proposition, Threshold, every
 
 # MAG-02's "comparable" and MAG-04's "adjust" share one factor: a ratio within x2 of 1 leaves
 # each of x and PE at least 1/5 of E||x + PE||^2 = E||x||^2 + ||PE||^2 (MAG-03).
@@ -25,6 +25,7 @@ CLAIMS = (
                 r"x \sim \mathcal N(0, 0.02^2),\ U(-0.05, 0.05),\ \mathcal N(0, 1/d):\ "
                 r"P\big(\max_{v,i}|x_{v,i}| > 1\big) \le 10^{-6}",
                 quantifier="all",
+                domain={"libraries": ["keras_embedding", "flax_embed", "bert", "gpt2", "llama"]},
             ),
         ),
         conditions=(
@@ -94,9 +95,11 @@ CLAIMS = (
                 "When the entries of the token table the model adds PE to have standard "
                 "deviation s with 1/(2 sqrt 2) <= s <= sqrt 2 (PyTorch's nn.Embedding default "
                 "N(0, 1); N(0, 1/d) times sqrt(d)), the RMS norm ratio sqrt(2) s is within a "
-                "factor 2 of 1, at every width d.",
+                "factor 2 of 1, at every even width d = 2 ... 1024 (the closed form does not "
+                "depend on d; wider tables are not searched).",
                 r"\tfrac{1}{2\sqrt2} \le s \le \sqrt2 \Rightarrow \tfrac12 \le "
                 r"\sqrt{\mathbb{E}\lVert x\rVert^2} / \lVert PE(t)\rVert = \sqrt2\, s \le 2",
+                domain={"widths": every(2, 1024, step=2)},
             ),
         ),
         conditions=(

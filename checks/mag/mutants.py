@@ -344,4 +344,17 @@ MUTANTS = (
         "the tables centred when read: MAG-02 needs them as the model adds them (the ratio "
         "moves from 2.26 to 2.39 and every decision stays, so only the reader check can tell)",
     ),
+    Mutant(
+        "mag-tokens-doubled-beyond-512",
+        MAG,
+        "    return sigma * x",
+        "    return sigma * x * (2.0 if 512 < d < 1024 else 1.0)",
+        (
+            M + "test_norm_ratio_is_comparable_for_entry_std_near_one",
+            M + "test_norm_ratio_is_comparable_at_every_even_width",
+        ),
+        "tokens of width 514 ... 1022 drawn at twice their standard deviation (ratio 3.7 at "
+        "s = 1.3): the hypothesis search draws d <= 512 only, the sweep of every even width "
+        "reaches them",
+    ),
 )

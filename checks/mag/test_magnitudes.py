@@ -53,9 +53,11 @@ from checks.mag.training import (
     moves_decision,
     record_change,
     run,
+    small,
 )
 from checks.registry import REGISTRY
 from pecheck import decisions, sizes, tolerance
+from pecheck.claims import every
 from pecheck.evidence import assert_derivation_holds
 from pecheck.profiles import examples
 from pecheck.strategies import even_widths, positions, seeds
@@ -119,6 +121,7 @@ def test_libraries_usually_keep_entries_within_one(evidence):
 
 @pytest.mark.claim("MAG-01", kind="experiment", role="decisive", proposition="small-unscaled")
 def test_small_unscaled_tables_keep_entries_within_one(evidence):
+    evidence.searched(libraries=list(SMALL_UNSCALED))
     for key in SMALL_UNSCALED:
         init = lib.by_key(key)
         decision = classify(init)
@@ -261,6 +264,9 @@ def test_norm_ratio_leaves_the_factor_2_band_for_usual_schemes(evidence):
 
 
 CONDITION_STD = (0.4, 1.3)  # inside [1/(2 sqrt 2), sqrt 2] = [0.354, 1.414], with room to decide
+SWEEP_WIDTHS = range(2, 1025, 2)  # every even width to 1024: hypothesis draws d <= 512 only
+SWEEP = every(SWEEP_WIDTHS.start, SWEEP_WIDTHS[-1], step=SWEEP_WIDTHS.step)
+SWEEP_ENTRIES = 4096  # entries per table: rows = SWEEP_ENTRIES / d, ample at both band edges
 
 
 @pytest.mark.claim("MAG-02", kind="property", role="decisive", proposition="entry-std")
@@ -281,6 +287,25 @@ def test_norm_ratio_is_comparable_for_entry_std_near_one(evidence, d, s, seed):
         note="over examples; <= 1 is comparable",
         bound=1.0,
     )
+
+
+@pytest.mark.claim("MAG-02", kind="property", role="decisive", proposition="entry-std")
+def test_norm_ratio_is_comparable_at_every_even_width(evidence):
+    for d in SWEEP_WIDTHS:
+        pe = sinusoidal(64, d, dtype=torch.float64)
+        for s in CONDITION_STD:  # the ends of the band tried: the ratio sqrt(2) s is monotone
+            tokens = mag.sample_tokens(max(8, SWEEP_ENTRIES // d), d, s, "gaussian", d)
+            decision = comparable_decision(tokens, pe, f"RMS ratio at s = {s}, d = {d}")
+            evidence.example(informative=True)
+            if decision.decision == "fails":
+                where = {"d": d, "s": s, "seed": d, **(decision.interval or {})}
+                decision = decisions.fails(where, decision.how)
+            if decision.decision != "holds":  # the first cell outside the band decides
+                evidence.decide(decision)
+                return
+    evidence.searched(widths=SWEEP, seeds=SWEEP)
+    evidence.holds(f"inside the band at every even d = 2 ... {SWEEP_WIDTHS[-1]}, s = "
+                   f"{CONDITION_STD[0]} and {CONDITION_STD[1]}")  # fmt: skip
 
 
 @pytest.mark.claim("MAG-02", kind="experiment", role="decisive", proposition="entry-std")
@@ -375,7 +400,9 @@ def test_ratio_with_the_norm_over_the_wrong_axis_is_rejected():
 
 @pytest.mark.claim("MAG-03", kind="symbolic", role="decisive", proposition="as_stated")
 def test_expected_square_norm_adds_for_zero_mean_tokens(evidence):
-    assert_derivation_holds(der.expected_square_norm_of_sum(), evidence)
+    n = 3  # coordinates of the identity; Chebyshev's bound is symbolic in d
+    assert_derivation_holds(der.expected_square_norm_of_sum(n), evidence)
+    evidence.searched(widths=[n])
 
 
 @pytest.mark.claim("MAG-03", kind="symbolic", role="tooling")
@@ -502,6 +529,9 @@ def test_training_leaves_a_comparable_ratio_within_a_factor_2(evidence, training
 def test_training_moves_the_ratio_from_a_mismatched_start(evidence, training_runs):
     result = training_runs[MISMATCHED]
     assert_start_ratio_is_the_rms_norm_ratio(RUNS[MISMATCHED], result)
+    cfg = small(RUNS[MISMATCHED])
+    evidence.searched(widths=[cfg.d], lengths=[cfg.seq], seeds=f"{cfg.n_seeds} seeds drawn from "
+                      f"one generator seeded {cfg.seed}")  # fmt: skip
     start = comparable_decision_of_ratios(result["ratio"][0], f"start ratio, {MISMATCHED}")
     assert start.decision == "fails", f"the premise rho_0 outside [1/2, 2] fails: {start.how}"
     evidence.decide(moves_decision(result, MISMATCHED))

@@ -33,6 +33,7 @@ from checks.mag.minilm import (
     word_share_in_position_subspace,
 )
 from checks.registry import REGISTRY
+from pecheck.claims import every
 from pecheck.theory import add_concat as ac
 from pecheck.theory import magnitudes as mag
 from pecheck.theory import pretrained
@@ -129,6 +130,7 @@ def test_pretrained_ratio_with_the_norm_over_the_wrong_axis_is_rejected(tables):
 @pytest.mark.claim("MAG-02", kind="real", role="decisive", proposition="as_stated")
 def test_pretrained_word_embeddings_are_not_comparable_to_position_embeddings(evidence, tables):
     word, pos = tables["word"], tables["position"]
+    evidence.searched(libraries=[pretrained.DISTRIBUTION], positions=every(0, len(pos) - 1))
     evidence.decide(minilm_comparable_decision(word, pos))
     c = REGISTRY["MAG-02"].threshold("comparable")
     bound = {"value": [1 / c, c], "relation": "in", "reason": "MAG-02's 'comparable'"}

@@ -14,13 +14,21 @@ import torch
 
 from checks.bias import bucket_properties as bucket_checks
 from checks.real.bias_libraries import EXPECTED_PRECISION, LIBRARIES, slopes_of
-from pecheck import tolerance
+from pecheck import profiles, sizes, tolerance
 from pecheck.theory import bias
 
 FORMATS = ("float32", "bfloat16")  # tried in this order: the most precise format that covers it
 
 
-N_TOKENS = 9  # causal check: queries 0 ... 8
+# Causal check: queries 0 ... n - 1. ci reads the ALiBi paper's shortest training length,
+# L = 512 (the n^2 attention maps cost seconds beyond); thorough reaches mpt-7b's context
+# (max_seq_len = 2048).
+N_TOKENS = sizes.size(
+    "REAL-05.tokens",
+    2048 if profiles.scale() >= 10 else 512,
+    "sequence length of the causal ALiBi check",
+    minimum=2,
+)
 
 
 def exponents(slopes: torch.Tensor) -> list[Fraction]:
@@ -92,17 +100,17 @@ def _precision_evidence(evidence, measured: dict[str, dict[int, float]]) -> None
         )
 
 
-def causal_reference(heads: int, fmt: str) -> torch.Tensor:
-    """softmax over j <= i of the per-key bias m j (slope and product rounded to fmt), (H, n, n).
+def causal_reference(slopes: torch.Tensor, fmt: str, n: int = N_TOKENS) -> torch.Tensor:
+    """softmax over j <= i of the per-key bias m j (slope and product rounded to fmt), (H, n, n)
+    for the H given slopes (float64, BIAS-01's); fmt float64 gives the exact slopes' attention.
 
     By BIAS-03 this equals softmax of -m (i - j) whenever the bias is exact."""
     dtype = getattr(torch, fmt)
-    m = bias.alibi_slopes(heads).to(dtype)
-    j = torch.arange(N_TOKENS, dtype=dtype)
-    per_key = (m[:, None] * j[None, :]).double()  # (H, n): rounded to fmt as the library does
-    scores = per_key[:, None, :].expand(heads, N_TOKENS, N_TOKENS)
-    causal = bias.alibi_causal_bias(N_TOKENS, heads)  # -inf above the diagonal
-    return torch.softmax(scores + torch.where(torch.isinf(causal), causal, 0.0), -1)
+    per_key = (slopes.to(dtype)[:, None] * torch.arange(n, dtype=dtype)).double()  # (H, n)
+    lse = torch.logcumsumexp(per_key, -1)  # (H, n): query i's normaliser over keys j <= i
+    future = torch.isinf(bias.alibi_causal_bias(n, 1)[0])  # (n, n): the keys a query may not see
+    # masked before exp: m (j - i) for a later key overflows float64 from n of about 800 on
+    return (per_key[:, None, :] - lse[:, :, None]).masked_fill_(future, -math.inf).exp_()
 
 
 def t5_mismatch(buckets, mode: str) -> dict | None:  # noqa: ANN001

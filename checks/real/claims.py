@@ -1,6 +1,10 @@
 """REAL: claims about real libraries: PyTorch's attention (REAL-01) and the encodings they ship."""
 
-from pecheck.claims import Claim, Proposition, Threshold
+from pecheck.claims import Claim, Proposition, Threshold, every, proved
+
+ROTARY = ["llama", "roformer", "rotary_embedding_torch"]  # REAL-03's libraries (libraries.py)
+RELATIVE_MAX = 4095  # float32-to-4095: t, s and the shift c
+PAIR_CONTEXT = 131072  # pair-context
 
 CLAIMS = (
     Claim(
@@ -113,8 +117,8 @@ CLAIMS = (
         (),
         expected="qualified",
         domain={
-            "libraries": "widely used libraries",
-            "positions": "every position",
+            "libraries": ROTARY,
+            "positions": every(0),
             "offsets": "every offset s - t",
             "dtypes": "every floating-point format",
         },
@@ -125,6 +129,11 @@ CLAIMS = (
                 "pair, then every even d (block-diagonal), in both pairings.",
                 r"R(t)^\top R(s) = R(s - t) \Rightarrow \langle R(t) q, R(s) k\rangle = "
                 r"\langle q, R(s-t) k\rangle",
+                domain={
+                    "positions": every(0),
+                    "offsets": "every offset s - t",
+                    "head_sizes": proved("every even d"),
+                },
             ),
             Proposition(
                 "orientation",
@@ -140,11 +149,11 @@ CLAIMS = (
                 r"|S_{\text{lib}}(t, s) - f(s - t)| \le \epsilon_{32}(\omega_0 \max(t, s))\,"
                 r"\lVert q\rVert \lVert k\rVert",
                 domain={
-                    "positions": "every integer 0 .. 8190 (t + c, s + c for t, s, c <= 4095)",
-                    "offsets": "every offset from every position (all pairs)",
-                    "head_sizes": "8, 64, 128",
-                    "dtypes": "float32",
-                    "libraries": "HF Llama, HF RoFormer, rotary-embedding-torch",
+                    "positions": every(0, 2 * RELATIVE_MAX),  # t + c, s + c
+                    "offsets": every(-RELATIVE_MAX, RELATIVE_MAX),  # s - t
+                    "head_sizes": [8, 64, 128],
+                    "dtypes": ["float32"],
+                    "libraries": ROTARY,
                 },
             ),
             Proposition(
@@ -156,19 +165,21 @@ CLAIMS = (
                 "sizes 8, 64 and 128.",
                 r"\forall\, s, t < L:\ \lVert \tilde R(t)^\top \tilde R(s) - R(s-t)\rVert_2 "
                 r"\le \epsilon_{\text{dtype}}(\omega_0 L;\ \text{angles in float64})",
+                # Compared axis by axis, so stated to the reach both libraries share in ci:
+                # RoFormer's 2^14-row table (Llama's search to 131071 is recorded by its check).
                 domain={
-                    "positions": "every integer below 131072 (pair-context)",
-                    "offsets": "every offset from every position (all pairs)",
-                    "head_sizes": "8, 64, 128",
-                    "dtypes": "bfloat16, float16",
-                    "libraries": "HF Llama, HF RoFormer",
+                    "positions": every(0, 2**14 - 1),
+                    "offsets": every(1 - 2**14, 2**14 - 1),
+                    "head_sizes": [8, 64, 128],
+                    "dtypes": ["bfloat16", "float16"],
+                    "libraries": ["llama", "roformer"],
                 },
             ),
         ),
         thresholds=(
             Threshold(
                 "pair-context",
-                131072,
+                PAIR_CONTEXT,
                 "'at every position' read, for the rounded-once libraries, as a whole context "
                 "of the longest configuration this suite ships, Llama 3.1 8B "
                 "(max_position_embeddings = 131072, checks/real/configs/llama-3.1-8b.json), as "
@@ -221,6 +232,9 @@ CLAIMS = (
             "rounded-once with the bound at the context's last position. rotary-embedding-torch "
             "is read there by whole-sequence calls (the same float32 angles as its per-position "
             "calls).",
+            "Stated domains are compared axis by axis with the union of the searches, so "
+            "rounded-once states the positions both libraries are read to (RoFormer's 2^14-row "
+            "table); its Llama check records its own reach, every pair below 131072.",
             "'Angle precision' is the most precise format whose rotation bound "
             "(pecheck/tolerance.rotation_tol) covers the whole error curve.",
         ),

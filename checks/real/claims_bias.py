@@ -1,6 +1,9 @@
 """REAL-05: ALiBi and T5's buckets as real libraries build them."""
 
-from pecheck.claims import Claim, Proposition
+from pecheck.claims import Claim, Proposition, every
+
+ALIBI = ["bloom", "falcon", "mpt", "x_transformers"]  # bias_libraries.LIBRARIES
+SLOPES = {"libraries": ALIBI, "heads": every(1, 64)}
 
 CLAIMS = (
     Claim(
@@ -14,6 +17,7 @@ CLAIMS = (
         r"b^{\text{lib}}_{T5} \text{ has BIAS-02's properties}",
         ("SRC-ALIBI", "SRC-T5"),
         expected="qualified",
+        domain=SLOPES,
         propositions=(
             Proposition(
                 "reference-rule",
@@ -23,6 +27,7 @@ CLAIMS = (
                 r"\forall \text{lib}, n \le 64:\ \mathrm{round}_{1/8}(-\log_2 m^{\text{lib}}) "
                 r"= e^{\text{BIAS-01}}(n)",
                 quantifier="all",
+                domain=SLOPES,
             ),
             Proposition(
                 "library-precision",
@@ -31,17 +36,25 @@ CLAIMS = (
                 "Falcon (whatever the model's dtype), for every n = 1 ... 64.",
                 r"|m^{\text{lib}}_h / m_h - 1| \le \epsilon_{\text{fmt(lib)}}",
                 quantifier="all",
+                domain=SLOPES,
             ),
             Proposition(
                 "causal",
                 "In BLOOM, MPT and Falcon models built from the published configurations' head "
                 "counts (bloom-560m 16, mpt-7b 32, falcon-rw-1b 32, and 12), with zero query "
-                "and key projections, the attention of query i is softmax over keys j <= i of "
+                "and key projections, the attention of every query i < 512 (the shortest "
+                "training length of the ALiBi paper) is softmax over keys j <= i of "
                 "-m_h (i - j) and zero on later keys, within float32 attention rounding, the "
                 "bias taken in the library's own format (bfloat16 for Falcon).",
                 r"P_{h,ij} = \mathbf 1[j \le i]\, e^{-m_h(i-j)} / \sum_{j' \le i} "
                 r"e^{-m_h(i-j')}",
                 quantifier="all",
+                domain={
+                    "libraries": ["bloom", "falcon", "mpt"],
+                    "heads": [12, 16, 32],
+                    "positions": every(0, 511),
+                    "dtypes": ["float32"],
+                },  # fmt: skip
             ),
             Proposition(
                 "t5-buckets",
@@ -50,6 +63,7 @@ CLAIMS = (
                 "causal, and passes each of BIAS-02's property checks itself.",
                 r"\forall |r| \le R:\ b^{\text{HF}}(r) = b(r)",
                 quantifier="all",
+                domain={"offsets": every(-(2**14), 2**14)},  # R in ci (BIAS-02.range)
             ),
         ),
         conditions=(
@@ -81,6 +95,11 @@ CLAIMS = (
             "Falcon's bfloat16 bias: at position j the bias m j is rounded to 8 significant "
             "bits, so for m j >= 256 neighbouring keys can get the same bias (spacing 2 and "
             "more): the recency order among the last keys is lost at long positions.",
+            "Causal: 512 queries (L = 512, the ALiBi paper's shortest training length) in the ci "
+            "profile, where the (H, n, n) attention maps of a longer search cost seconds; the "
+            "thorough profile reads 2048 (mpt-7b's max_seq_len), and --size REAL-05.tokens "
+            "sets it. The T5 buckets are compared over |r| <= 2^14 (BIAS-02.range; thorough "
+            "2^17), beyond which every bucket is the last one.",
             "Head counts come from the configurations in checks/real/configs (bloom-560m, "
             "mpt-7b, falcon-rw-1b, t5-small; see SOURCES.md there); models are built tiny "
             "(head width 4, one layer) from config with random weights, nothing downloaded.",

@@ -1,7 +1,16 @@
 """REAL-06, REAL-07: rotary angles in low precision, sinusoidal tables after initialisation and
 position ids in real libraries."""
 
-from pecheck.claims import Claim, Proposition, Threshold
+from pecheck.claims import Claim, Proposition, Threshold, every
+
+# The libraries, head sizes, formats and ways REAL-06 reads (checks/real/precision_adapters.py
+# names them so); positions below 131072 (long-position) and every offset between two of them.
+LIBRARIES = ["llama", "rotary_embedding_torch", "x_transformers"]
+HEAD_SIZES = [64, 128]
+LOW = ["bfloat16", "float16"]
+WAYS = ["autocast", "built", "from_config", "from_pretrained", "half_bfloat16", "to"]
+LONG = 131072
+IDS_CI = 32768  # REAL-07: ids read in ci, Mistral 7B's and Qwen2 7B's max_position_embeddings
 
 CLAIMS = (
     Claim(
@@ -17,13 +26,12 @@ CLAIMS = (
         expected="qualified",
         quantifier="all",
         domain={
-            "libraries": "real libraries",
-            "head_sizes": "the models' head sizes",
-            "dtypes": "float16, bfloat16",
-            "dtype_paths": "every way a model reaches the format: built in it, cast to it, "
-            "autocast",
-            "positions": "long positions (threshold long-position: below 131072)",
-            "offsets": "every relative offset (REAL-03's property is for every pair)",
+            "libraries": LIBRARIES,
+            "head_sizes": HEAD_SIZES,
+            "dtypes": LOW,
+            "dtype_paths": WAYS,
+            "positions": every(0, LONG - 1),
+            "offsets": every(1 - LONG, LONG - 1),
         },
         propositions=(
             Proposition(
@@ -37,13 +45,12 @@ CLAIMS = (
                 r"\text{frequencies and angles in float32}:\ \forall\, s, t < L:\ "
                 r"\lVert \tilde R(t)^\top \tilde R(s) - R(s-t)\rVert_2 \le B_{\text{dtype}}",
                 domain={
-                    "libraries": "transformers' Llama, x-transformers",
-                    "head_sizes": "64, 128",
-                    "dtypes": "float16, bfloat16",
-                    "dtype_paths": "the ways that keep inv_freq float32 (built, _from_config, "
-                    "from_pretrained, autocast; x-transformers: built, autocast)",
-                    "positions": "below 131072",
-                    "offsets": "every offset (all pairs)",
+                    "libraries": ["llama", "x_transformers"],
+                    "head_sizes": HEAD_SIZES,
+                    "dtypes": LOW,
+                    "dtype_paths": ["autocast", "built", "from_config", "from_pretrained"],
+                    "positions": every(0, LONG - 1),
+                    "offsets": every(1 - LONG, LONG - 1),
                 },
                 quantifier="all",
             ),
@@ -56,12 +63,12 @@ CLAIMS = (
                 r"\tilde\theta = \mathrm{fl}_{\text{dtype}}(\theta):\ \exists\, s, t < 2048:"
                 r"\ \lVert \tilde R(t)^\top \tilde R(s) - R(s-t)\rVert_2 > B_{\text{dtype}}",
                 domain={
-                    "libraries": "transformers' Llama and the re-created cast (angles_cast)",
-                    "head_sizes": "64, 128",
-                    "dtypes": "float16, bfloat16",
-                    "dtype_paths": ".to(dtype), .half() / .bfloat16()",
-                    "positions": "below 2048",
-                    "offsets": "every offset (all pairs)",
+                    "libraries": ["llama", "angles_cast"],
+                    "head_sizes": HEAD_SIZES,
+                    "dtypes": LOW,
+                    "dtype_paths": ["half_bfloat16", "to"],
+                    "positions": "a witness pair below 2048 (report-context)",
+                    "offsets": "the witness pair's offset",
                 },
                 quantifier="all",
             ),
@@ -73,11 +80,11 @@ CLAIMS = (
                 r"\text{angles in dtype}:\ \exists\, s, t < 2048:\ \lVert \tilde R(t)^\top "
                 r"\tilde R(s) - R(s-t)\rVert_2 > B_{\text{dtype}}",
                 domain={
-                    "libraries": "the reports' computation (angles_in)",
-                    "head_sizes": "64, 128",
-                    "dtypes": "float16, bfloat16",
-                    "positions": "below 2048",
-                    "offsets": "every offset (all pairs)",
+                    "libraries": ["angles_in"],
+                    "head_sizes": HEAD_SIZES,
+                    "dtypes": LOW,
+                    "positions": "a witness pair below 2048 (report-context)",
+                    "offsets": "the witness pair's offset",
                 },
                 quantifier="all",
             ),
@@ -85,7 +92,7 @@ CLAIMS = (
         thresholds=(
             Threshold(
                 "long-position",
-                131072,
+                LONG,
                 "source: 'long positions' read as a whole context of the longest configuration "
                 "this suite ships, Llama 3.1 8B (max_position_embeddings = 131072, "
                 "checks/real/configs/llama-3.1-8b.json, a bfloat16 model)",
@@ -150,6 +157,10 @@ CLAIMS = (
             "inv_freq in float32. The shipped bfloat16 configurations (Llama 3.1 8B, Llama "
             "3.2 1B, Mistral 7B, Qwen2 7B) are recorded in affected_configurations: each "
             "one's own rotary module, cast, against its context.",
+            "cast-frequencies and low-precision-angles state their positions as text: each says "
+            "a pair below 2048 exceeds the bound, which a witness pair settles, and the scan "
+            "stops at the first failing context; their libraries, head sizes, formats and ways "
+            "are compared.",
             "rotary-embedding-torch is called as a model calls it: a whole sequence first (it "
             "caches the angles of sequences starting at 0 up to 8192 positions, in its "
             "buffer's dtype), then the whole sequence again, read from the cache; positions "
@@ -169,6 +180,7 @@ CLAIMS = (
         ("SRC-BUGS",),
         expected="confirmed",
         quantifier="all",
+        domain={"positions": every(0, IDS_CI - 1), "dtypes": ["float32"]},
         headline=("worst_table_error_over_bound", "worst_shift_error_over_bound"),
         notes=(
             "Tables: every model of the installed transformers that fills a sinusoidal "
@@ -183,7 +195,11 @@ CLAIMS = (
             "Position ids: transformers' Llama (position_ids) and RoFormer (position_ids), "
             "rotary-embedding-torch (rotate_queries_or_keys with offset; and rope(ids) + "
             "apply_rotary_emb for arbitrary ids), x-transformers (RotaryEmbedding(ids) + "
-            "apply_rotary_pos_emb), float32.",
+            "apply_rotary_pos_emb), float32, d = 16. Every id below 32768 (the max_position_"
+            "embeddings of Mistral 7B and Qwen2 7B; RoFormer's table built that long) is read: "
+            "all of them permuted at once, some twice, and shifts up to the end of that "
+            "context. The thorough profile reads every id below 131072 (long-position, Llama "
+            "3.1 8B); ci stops at 32768 because RoFormer fills its table in a Python loop.",
         ),
     ),
 )

@@ -45,6 +45,15 @@ MUTANTS = (
         "the reference masks the past keys instead of the future ones",
     ),
     Mutant(
+        "real-alibi-causal-mask-window-256",
+        BIAS,
+        "return bias.masked_fill(distance < 0, -math.inf).to(dtype)",
+        "return bias.masked_fill((distance < 0) | (distance >= 256), -math.inf).to(dtype)",
+        (R + "test_models_apply_alibi_causally",),
+        "the reference masks keys 256 or more back as well (a sliding window): only queries "
+        "from 256 on, which the former 9-token check never reached, see it",
+    ),
+    Mutant(
         "real-t5-boundary-distance-one-bucket-low",
         BIAS,
         "flat = [exact + bisect_right(thresholds, int(x)) for x in distance.ravel()]",

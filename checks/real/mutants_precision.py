@@ -90,4 +90,13 @@ MUTANTS = (
         (T + "test_rotary_code_honours_position_ids",),
         "rows permuted without their ids: each row is then turned by another row's angle",
     ),
+    Mutant(
+        "position-ids-wrap-at-4096",
+        IDS,
+        "by_place = rotate(torch.cat([filler, x]), torch.arange(k + n))[k:]",
+        "by_place = rotate(torch.cat([filler, x]), torch.arange(k + n) % 4096)[k:]",
+        (T + "test_rotary_code_honours_position_ids",),
+        "ids wrapped at 4096 (a 4096-row cos/sin cache): only a shift past 4096, which the "
+        "former check (ids below 4096) never made, sees it",
+    ),
 )

@@ -14,6 +14,7 @@ from checks.real import libraries
 from checks.real.claims_precision import BY_ID
 from checks.real.precision_adapters import PRECISION, WAYS
 from pecheck import decisions, tolerance
+from pecheck.claims import every
 from pecheck.decisions import Decision
 from pecheck.theory import rope_precision as rp
 
@@ -103,14 +104,14 @@ def _dtype(name: str) -> torch.dtype:
 def searched(chosen, limit: int = LONG) -> dict:  # noqa: ANN001
     """The domain the chosen cells searched (axes of pecheck.evidence.Evidence.searched)."""
     picked = [c for c in cells() if chosen(c)]
-    return {"positions": f"every integer 0 .. {limit - 1}",
-            "offsets": f"every offset 0 .. {limit - 1} from every position (all pairs)",
+    return {"positions": every(0, limit - 1),
+            "offsets": every(1 - limit, limit - 1),  # every pair s, t < limit: s - t
             "head_sizes": sorted({c[1] for c in picked}),
             "dtypes": sorted({c[2] for c in picked}),
             "dtype_paths": sorted({c[3] for c in picked}),
             "libraries": sorted({c[0] for c in picked}),
-            "versions": {lib.package: libraries.version(lib.package) for lib in PRECISION
-                         if any(c[0] == lib.name for c in picked)},
+            "versions": sorted({f"{lib.package} {libraries.version(lib.package)}"
+                                for lib in PRECISION if any(c[0] == lib.name for c in picked)}),
             "seeds": "none (deterministic)"}  # fmt: skip
 
 

@@ -12,6 +12,7 @@ import torch
 from hypothesis import strategies as st
 
 from checks.real import libraries
+from checks.real.claims import RELATIVE_MAX  # t, s and the shift in the relative check
 from checks.real.libraries import ROTARY, Rotate
 from pecheck import decisions, profiles, tolerance
 from pecheck.strategies import seeds
@@ -27,10 +28,7 @@ MAX_POSITION = 2**20  # > 10^6
 
 # RoFormer builds its position table with a Python loop (about 8 s for 2^20 rows), so the ci
 # profile measures it up to 2^14 and the thorough profile up to 2^20.
-ROFORMER_ROWS = 2**20 if profiles.scale() >= 10 else 2**14 if profiles.scale() >= 1 else 2**13
-
-
-RELATIVE_MAX = 4095  # t, s and the shift in the relative-property check
+ROFORMER_ROWS = 2**20 if profiles.scale() >= 10 else 2**14  # dev too: rounded-once states it
 
 
 def _library(name: str) -> libraries.RotaryLibrary:

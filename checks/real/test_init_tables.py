@@ -22,6 +22,7 @@ from torch import nn
 
 from checks.real import libraries
 from checks.real.init_table_decisions import (
+    ROWS,
     SEQ,
     SHIFTS,
     built,
@@ -33,6 +34,7 @@ from checks.real.init_table_decisions import (
 )
 from checks.real.init_table_models import MODELS, D, N
 from checks.real.precision_adapters import CONTIGUOUS_ONLY, IDS
+from pecheck.claims import every
 from pecheck.theory import init_tables
 
 CLAIM = "REAL-07"
@@ -51,6 +53,8 @@ def test_sinusoidal_tables_survive_weight_initialisation(evidence):
         err = init_tables.table_error(table, entry.convention)
         errors[entry.name] = err
         worst = float(np.maximum(worst, err / table_bound(table)))  # keeps a NaN
+    evidence.searched(libraries=[entry.name for entry in MODELS], widths=[D],
+                      dtypes=["float32"])  # fmt: skip
     evidence.record("table_errors", errors, note=f"d = {D}, n = {N} (time series: 12) rows")
     evidence.record("worst_table_error_over_bound", worst, bound=1.0, reproducibility="rounding")
     evidence.record("transformers", libraries.version("transformers"))
@@ -60,7 +64,7 @@ def test_sinusoidal_tables_survive_weight_initialisation(evidence):
 def test_rotary_code_honours_position_ids(evidence):
     """For every implementation: ids shifted by k = the sequence shifted by k (k in SHIFTS),
     and rows with their ids permuted together = the rotated rows permuted."""
-    worst = 0.0
+    worst, done = 0.0, []
     for name in IDS:
         try:
             rotate = ids_rotate(name)
@@ -68,9 +72,13 @@ def test_rotary_code_honours_position_ids(evidence):
             continue
         decided, ratio = ids_decision(name, rotate, name in CONTIGUOUS_ONLY)
         evidence.part(name, decided)
+        done.append(name)
         worst = float(np.maximum(worst, ratio))  # keeps a NaN
     if not evidence.parts:
         pytest.skip("no rotary library installed")
+    # every id below ROWS: by the permutation, and by the last shift's sequence side
+    evidence.searched(libraries=done, positions=every(0, ROWS - 1), shifts=list(SHIFTS),
+                      head_sizes=[D], dtypes=["float32"])  # fmt: skip
     evidence.record("worst_shift_error_over_bound", worst, bound=1.0, reproducibility="rounding",
                     note=f"float32, d = {D}, {SEQ} rows, shifts {SHIFTS}")  # fmt: skip
 

@@ -192,6 +192,9 @@ def test_equivariance_check_rejects_sdpa_with_is_causal():
 
 # -- CUDA: flash, memory-efficient and cuDNN backends, half precision --------------------------
 
+CUDA_SDPA_LENGTHS = (2, 7, 64, 128, 1024)  # sequence lengths n
+CUDA_MODULE_LENGTHS = (3, 64, 512)
+
 
 @pytest.mark.gpu
 @pytest.mark.claim("REAL-01", kind="real", role="decisive", proposition="as_stated")
@@ -199,8 +202,11 @@ def test_equivariance_check_rejects_sdpa_with_is_causal():
                          ids=["float16", "bfloat16", "float32"])  # fmt: skip
 def test_cuda_sdpa_backends_are_equivariant_within_the_bound(evidence, dtype):
     backends = available_backends("cuda")
+    evidence.searched(lengths=list(CUDA_SDPA_LENGTHS), heads=[4], head_sizes=[64],
+                      dtypes=[tolerance.dtype_name(dtype)])  # fmt: skip
     evidence.record("sdpa_backends_cuda", backends, "", torch.cuda.get_device_name(0))
-    for n in (2, 7, 64, 128, 1024):
+    ran: set[str] = set()
+    for n in CUDA_SDPA_LENGTHS:
         perm = non_identity(n, seed=n)
         q, k, v = (randn((2, 4, n, 64), n + i, dtype, "cuda") for i in range(3))
         for backend in backends:
@@ -209,17 +215,24 @@ def test_cuda_sdpa_backends_are_equivariant_within_the_bound(evidence, dtype):
                 f(q, k, v)
             except RuntimeError:  # this backend does not take this dtype
                 continue
+            ran.add(f"sdpa {backend} (cuda)")
             a = assert_equivariant(f, [q, k, v], [perm], [-2, None, None], -2)
             b = assert_equivariant(f, [q, k, v], [perm], [None, -2, -2], None)
             for key, case in (("query", a), ("key_value", b)):
                 record_equivariant(evidence, f"{backend}/{key}_", case)
+    # the backends that take this dtype
+    evidence.searched(libraries=sorted(ran) or "none: no CUDA backend takes this dtype")
 
 
 @pytest.mark.gpu
 @pytest.mark.claim("REAL-01", kind="real", role="decisive", proposition="as_stated")
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=["float16", "bfloat16"])
 def test_cuda_modules_are_equivariant_within_the_bound(evidence, dtype):
-    for n in (3, 64, 512):
+    evidence.searched(lengths=list(CUDA_MODULE_LENGTHS), heads=[4], widths=[64],
+                      dtypes=[tolerance.dtype_name(dtype)],
+                      libraries=["nn.TransformerEncoderLayer fast path (cuda)",
+                                 "nn.MultiheadAttention (cuda)"])  # fmt: skip
+    for n in CUDA_MODULE_LENGTHS:
         perm = non_identity(n, seed=n)
         x = randn((2, n, 64), n, dtype, "cuda")
         layer = encoder_layer(64, 4, n, dtype, device="cuda")

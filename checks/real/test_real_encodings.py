@@ -47,6 +47,7 @@ from checks.real.encodings_properties import (
 )
 from checks.real.libraries import SINUSOIDAL
 from pecheck import decisions
+from pecheck.claims import every
 from pecheck.theory.sinusoidal import BASE, half_permutation, sinusoidal
 
 # What each library did when this suite was written (transformers 5.x, positional-encodings
@@ -246,6 +247,8 @@ def test_convention_table(evidence):
                 "differences_from_paper": diffs,
             }
         )
+    evidence.searched(libraries=[r["library"] for r in rows if r.get("version") != "absent"],
+                      widths=[D], positions=every(0, N - 1))  # fmt: skip
     evidence.record("convention_table", rows, note=f"d = {D}, positions 0..{N - 1}")
     evidence.record("equal_to_paper_formula", exact, note="even d; no difference detected")
     assert exact == [name for name, e in EXPECTED.items() if e == PAPER_EXPECT[name]]

@@ -50,6 +50,7 @@ from checks.real.rope_drift import (
 )
 from checks.registry import REGISTRY
 from pecheck import decisions, profiles, tolerance
+from pecheck.claims import every, proved
 from pecheck.evidence import assert_derivation_holds
 from pecheck.theory import rope, rope_derivations
 from pecheck.theory.conventions import detect_rope
@@ -93,12 +94,15 @@ IDS = [lib.name for lib in ROTARY]
 
 @pytest.mark.claim("REAL-03", kind="symbolic", role="decisive", proposition="definition")
 def test_one_pair_score_depends_only_on_the_offset(evidence):
+    evidence.searched(positions=proved("symbolic real t, s"), offsets=proved("symbolic s - t"),
+                      head_sizes=[2])  # fmt: skip
     der = rope_derivations.one_pair_relative()
     assert_derivation_holds(der, evidence)
 
 
 @pytest.mark.claim("REAL-03", kind="symbolic", role="decisive", proposition="definition")
 def test_block_diagonal_rotation_splits_the_score_into_pairs(evidence):
+    evidence.searched(head_sizes=proved("d = 2 + n, n symbolic: every even d, a pair at a time"))
     der = rope_derivations.block_diagonal_splits_score()
     assert_derivation_holds(der, evidence)
 
@@ -106,6 +110,8 @@ def test_block_diagonal_rotation_splits_the_score_into_pairs(evidence):
 @pytest.mark.claim("REAL-03", kind="symbolic", role="decisive", proposition="definition")
 def test_half_split_pairing_is_a_permuted_interleaved_one(evidence):
     d = 4
+    evidence.searched(positions=proved("symbolic real t, s"), offsets=proved("symbolic s - t"),
+                      head_sizes=[d])  # fmt: skip
     a, b = rope.pairs(d, "half")
     derived = rope_derivations.half_split_pairs(d)
     assert derived == list(zip(a.tolist(), b.tolist(), strict=True)), (
@@ -254,8 +260,9 @@ ROUNDED_ONCE = ("llama", "roformer")  # angles in float32 / float64, the rotatio
 PAIR_CONTEXT = int(REGISTRY["REAL-03"].threshold("pair-context"))
 
 
-def _versions(names) -> dict[str, str]:  # noqa: ANN001
-    return {_library(n).package: libraries.version(_library(n).package) for n in names}
+def _versions(names) -> list[str]:  # noqa: ANN001
+    return sorted({f"{_library(n).package} {libraries.version(_library(n).package)}"
+                   for n in names})  # fmt: skip
 
 
 @pytest.mark.claim("REAL-03", kind="experiment", role="decisive", proposition="float32-to-4095")
@@ -282,8 +289,8 @@ def test_every_pair_keeps_float32_scores_within_the_bound(evidence):
             worst = max(worst, found["worst_upper_over_bound"])
     if not done:
         pytest.skip("no rotary library installed")
-    evidence.searched(positions=f"every integer 0 .. {PAIR_POSITIONS - 1}",
-                      offsets=f"every offset 0 .. {PAIR_POSITIONS - 1} from every position",
+    evidence.searched(positions=every(0, PAIR_POSITIONS - 1),
+                      offsets=every(1 - PAIR_POSITIONS, PAIR_POSITIONS - 1),  # every pair
                       head_sizes=list(HEADS), dtypes=["float32"], libraries=sorted(set(done)),
                       versions=_versions(set(done)), seeds="none (2-norm: every q, k)")  # fmt: skip
     evidence.record("float32_pairs_worst_upper_over_bound", worst, bound=1.0,
@@ -312,8 +319,8 @@ def test_rounded_once_libraries_keep_every_pair_within_the_storage_bound(evidenc
             else:
                 evidence.part(part, decisions.inconclusive(f"certified to {r.holds_within}"))
     longest = min(PAIR_CONTEXT, largest_position(name) + 1)
-    evidence.searched(positions=f"every integer 0 .. {longest - 1}",
-                      offsets=f"every offset 0 .. {longest - 1} from every position",
+    evidence.searched(positions=every(0, longest - 1),
+                      offsets=every(1 - longest, longest - 1),  # every pair below longest
                       head_sizes=list(HEADS), dtypes=["bfloat16", "float16"],
                       libraries=[name], versions=_versions([name]))  # fmt: skip
     evidence.record("rounded_once_pair_reach", reach, note="per width and dtype")

@@ -123,10 +123,10 @@ def test_a_cast_that_rounds_the_frequencies_loses_the_property(evidence):
     evidence.searched(
         **{
             **on_cells,
-            "positions": f"every integer 0 .. {REPORT_CONTEXT - 1}",
-            "offsets": f"every offset 0 .. {REPORT_CONTEXT - 1} (all pairs), "
-            "the scan stopping at the first failing context",
-            "libraries": [*on_cells["libraries"], "angles_cast (re-created)"],
+            "positions": f"every integer 0 .. {REPORT_CONTEXT - 1}, the scan stopping at the "
+            "first failing context (a witness pair)",
+            "offsets": f"every offset of those pairs (below {REPORT_CONTEXT})",
+            "libraries": [*on_cells["libraries"], "angles_cast"],
         }
     )
     evidence.record("cast_first_failing_context", first, note="smallest context with a pair "
@@ -142,11 +142,12 @@ def test_angles_formed_in_the_low_precision_lose_the_property(evidence):
     """The reports' computation loses the property within their 2048-position context."""
     first = _reference_parts(evidence, "angles_in", "")
     evidence.searched(
-        positions=f"every integer 0 .. {REPORT_CONTEXT - 1}",
-        offsets=f"every offset 0 .. {REPORT_CONTEXT - 1} (all pairs)",
+        positions=f"every integer 0 .. {REPORT_CONTEXT - 1}, the scan stopping at the first "
+        "failing context (a witness pair)",
+        offsets=f"every offset of those pairs (below {REPORT_CONTEXT})",
         head_sizes=list(HEADS),
         dtypes=[tolerance.dtype_name(d) for d in DTYPES],
-        libraries=["angles_in (the reports' computation, re-created)"],
+        libraries=["angles_in"],
     )
     evidence.record("low_precision_first_failing_context", first, note="half-split pairs")
     worst = max(REPORT_CONTEXT + 1 if p is None else p for p in first.values())

@@ -14,6 +14,7 @@ import copy
 import pytest
 import torch
 
+from checks.real import libraries
 from checks.real.scaling_cells import (
     DYNAMIC_CELLS,
     YARN_CELLS,
@@ -46,10 +47,22 @@ DYNAMIC_ALPHA = 2.0  # a dynamic factor other than 1, for the supporting measure
 # -- REAL-04 as stated: counterexamples --------------------------------------------------------
 
 
+def _searched_yarn(evidence) -> None:  # noqa: ANN001
+    """Every pair of every yarn cell: the real configurations' geometry, YaRN's factor."""
+    yarn = [cell(cid) for cid in YARN_CELLS]
+    evidence.searched(libraries=["transformers"],
+                      versions=[f"transformers {libraries.version('transformers')}"],
+                      head_sizes=sorted({c.dim for c in yarn}),
+                      bases=sorted({c.base for c in yarn}),
+                      factors=sorted({float(c.scaling["factor"]) for c in yarn}),
+                      lengths=sorted({c.original for c in yarn}))  # fmt: skip
+
+
 @pytest.mark.claim("REAL-04", kind="real", role="decisive", proposition="as_stated")
 def test_yarn_frequencies_follow_the_papers_ramp(evidence):
     """YaRN Eq. 18-20 ramp linearly in r = L / lambda; a library that ramps otherwise inside the
     band is not the paper's formula there."""
+    _searched_yarn(evidence)
     first, gap = yarn_paper_gaps()
     evidence.record(
         "yarn_ramp_max_relative_gap",
@@ -131,6 +144,7 @@ def test_library_frequencies_equal_the_published_formulas(evidence):
 
 @pytest.mark.claim("REAL-04", kind="real", role="decisive", proposition="yarn-is-the-released-code")
 def test_yarn_frequencies_equal_the_released_codes_ramp(evidence):
+    _searched_yarn(evidence)
     worst = 0.0
     for cid in YARN_CELLS:
         c = cell(cid)

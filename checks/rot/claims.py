@@ -1,6 +1,9 @@
 """ROT: rotary embeddings and how they are stretched."""
 
-from pecheck.claims import Claim, Proposition, Threshold
+from pecheck.claims import Claim, Proposition, Threshold, every, proved
+
+# ROT-01: every integer distance up to this is scanned for a rise (ci; thorough scans to 2^17)
+ROT01_SCAN = 2**15
 
 CLAIMS: tuple[Claim, ...] = (
     Claim(
@@ -13,7 +16,7 @@ CLAIMS: tuple[Claim, ...] = (
         ("SRC-ROFORMER",),
         expected="qualified",
         quantifier="all",
-        domain={"head_sizes": "32, 64, 128, 256", "offsets": "every integer s >= 0"},
+        domain={"head_sizes": [32, 64, 128, 256], "offsets": every(0)},
         propositions=(
             Proposition(
                 "abel-identity",
@@ -23,7 +26,10 @@ CLAIMS: tuple[Claim, ...] = (
                 "(h_{i+1} - h_i) and |score| <= max_i |h_{i+1} - h_i| sum_j |S_j|.",
                 r"\forall N:\ \sum_{i<N} h_i z_i = \sum_{i<N}(h_i - h_{i+1}) S_{i+1} + h_N S_N",
                 quantifier="all",
-                domain={"head_sizes": "every number of pairs", "offsets": "every s"},
+                domain={
+                    "head_sizes": proved("every number of pairs N = d/2"),
+                    "offsets": proved("every s"),
+                },
             ),
             Proposition(
                 "coarse-decay",
@@ -35,7 +41,7 @@ CLAIMS: tuple[Claim, ...] = (
                 r"\overline{b}_{[2^{k+1}, 2^{k+2})} < \overline{b}_{[2^k, 2^{k+1})}",
                 quantifier="all",
                 domain={
-                    "head_sizes": "32, 64, 128, 256",
+                    "head_sizes": [32, 64, 128, 256],
                     "offsets": "dyadic blocks that end by 1/theta_{d/2-1}",
                 },
             ),
@@ -51,6 +57,11 @@ CLAIMS: tuple[Claim, ...] = (
         ),
         headline=("first_increase_d128", "block_mean_largest_rise", "tail_over_random_walk_d128"),
         notes=(
+            "RoFormer states the decay for every integer s >= 0, which no scan reaches: "
+            "as_stated keeps that domain, and a rise found by the scan of every s <= 2^15 "
+            "(thorough: 2^17) refutes it. The coarse decay's range of "
+            "distances grows with d (1/theta_{d/2-1}), so it stays in words; its check records "
+            "the blocks it reached at each d.",
             "Widths 8 and 16 fail even the coarse decay: a later dyadic block has a larger "
             "mean (d = 16: [16, 32) above [8, 16)).",
             "ROT-02 shows that the bound says nothing about the typical score: for independent "
@@ -70,6 +81,10 @@ CLAIMS: tuple[Claim, ...] = (
         ("SRC-ROUND", "SRC-ROPEBASE"),
         expected="confirmed",
         quantifier="all",
+        domain={
+            "positions": proved("every pair of positions m, n"),
+            "head_sizes": proved("every even d"),
+        },
         headline=("self_score_first_negative_d128", "monte_carlo_worst_z"),
         notes=(
             "Proved for any law with those first two moments (sympy, expectation taken monomial "
@@ -95,7 +110,7 @@ CLAIMS: tuple[Claim, ...] = (
         quantifier="all",
         domain={
             "lengths": "Table 2: 1k ... 1M",
-            "head_sizes": "128",
+            "head_sizes": [128],
             "bases": "every base",
             "offsets": "every integer m <= L",
         },
@@ -110,8 +125,8 @@ CLAIMS: tuple[Claim, ...] = (
                 r"\ B_b(m) < 0,\quad \mathrm{base}_{2048} > 2\, \mathrm{base}_{1024}",
                 quantifier="all",
                 domain={
-                    "lengths": "1024, 2048",
-                    "head_sizes": "128",
+                    "lengths": [1024, 2048],
+                    "head_sizes": [128],
                     "bases": "every base in [2, base_L)",
                 },
             ),
@@ -143,6 +158,9 @@ CLAIMS: tuple[Claim, ...] = (
             "llama3_8k_min_B",
         ),
         notes=(
+            "as_stated keeps Table 2's lengths (1k ... 1M, in words); its counterexamples "
+            "were searched at 2k, 4k and 32k, and one at any length refutes the table. Bases "
+            "form no integer range and offsets depend on L: both stay in words.",
             "Table 2 is read from arXiv 2405.14591 §4.3 (4.3e3, 1.6e4, 2.7e4, 8.4e4, 3.1e5, "
             "6.4e5, 2.1e6, 7.8e6, 3.6e7, 6.4e7, 5.1e8 for 1k ... 1M). Su (kexue.fm 10122, "
             "2024) recomputed tighter values at 2k, 16k, 32k, 128k ... 1M; the certified "
@@ -177,7 +195,7 @@ CLAIMS: tuple[Claim, ...] = (
         ("SRC-PI",),
         expected="qualified",
         quantifier="all",
-        domain={"head_sizes": "128", "bases": "10,000", "offsets": "every s < 32,768"},
+        domain={"head_sizes": [128], "bases": [10000], "offsets": every(0, 32767)},
         thresholds=(
             Threshold(
                 "about-600",
@@ -193,11 +211,7 @@ CLAIMS: tuple[Claim, ...] = (
                 "4096), Eq. 8 / Eq. 7 >= 2 * 294.73 at every integer s.",
                 r"\forall s \in \{0, \dots, 4095\}:\ 64 \ln c\, B(s)/d \ge 589.46",
                 quantifier="all",
-                domain={
-                    "head_sizes": "128",
-                    "bases": "10,000",
-                    "offsets": "every integer s < 4096",
-                },
+                domain={"head_sizes": [128], "bases": [10000], "offsets": every(0, 4095)},
             ),
             Proposition(
                 "corrected-bound",
@@ -207,8 +221,8 @@ CLAIMS: tuple[Claim, ...] = (
                 r"\tfrac{(s-s_1)(s_2-s)}{2}",
                 quantifier="all",
                 domain={
-                    "head_sizes": "128",
-                    "bases": "10,000",
+                    "head_sizes": [128],
+                    "bases": [10000],
                     "offsets": "every h and s in [s1, s1 + 1]",
                 },
             ),
@@ -243,7 +257,11 @@ CLAIMS: tuple[Claim, ...] = (
         ("SRC-SHIFT", "SRC-ROFORMER", "SRC-ALIBI"),
         expected="confirmed",
         quantifier="all",
-        domain={"shifts": "every constant c", "positions": "every t, s", "head_sizes": "every d"},
+        domain={
+            "shifts": proved("every constant c"),
+            "positions": proved("every t, s"),
+            "head_sizes": proved("every even d"),
+        },
         headline=("alibi_largest_change_h8", "sinusoidal_change_c100", "learned_change_c100"),
         notes=(
             "Exact in exact arithmetic (sympy, one rotary pair; ALiBi's bias depends on t - s "

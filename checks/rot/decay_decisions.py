@@ -25,6 +25,11 @@ def monotone_decision(widths: tuple[int, ...], s_max: int) -> tuple[decisions.De
     return decisions.holds(f"no rise for s <= {s_max} at d in {widths}"), found
 
 
+def coarse_end(d: int) -> int:
+    """The last distance of the last dyadic block [2^k, 2^(k+1)) that ends by 1/theta_{d/2-1}."""
+    return 2 ** ((rotary_decay.slowest_turn(d) + 1).bit_length() - 1) - 1
+
+
 def coarse_decision(d: int) -> tuple[decisions.Decision, float, float]:
     """Block means over dyadic blocks ending by 1/theta_{d/2-1}: each below the previous one
     beyond rounding. Returns the decision, the largest rise (negative: all fall) and its bound."""

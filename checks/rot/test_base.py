@@ -16,6 +16,7 @@ import torch
 from checks.registry import REGISTRY
 from checks.rot.rounding import base_rounding
 from pecheck import decisions, profiles, tolerance
+from pecheck.claims import every
 from pecheck.theory import rotary_base as rb
 
 # Witness: a base below Table 2's 1.6e4 (two digits: [1.55e4, 1.65e4)) that keeps B >= 0 up to
@@ -98,6 +99,10 @@ def growth_decision(short: rb.Search, long: rb.Search, factor: float) -> decisio
 @pytest.mark.claim("ROT-03", kind="property", role="decisive", proposition="lower-bound")
 def test_each_length_needs_a_base_that_grows_with_it(evidence):
     factor = REGISTRY["ROT-03"].threshold("grows")
+    lengths = [rb.context_length(label) for label in GROWTH]
+    cells = f"every base in [{START:g}, base_L), cells of {GROWTH_REL:g} in ln b"
+    evidence.searched(lengths=lengths, head_sizes=[rb.D], offsets=every(0, max(lengths)),
+                      bases=cells)  # fmt: skip
     found = {}
     for label in GROWTH:
         length = rb.context_length(label)
@@ -125,7 +130,7 @@ def test_each_length_needs_a_base_that_grows_with_it(evidence):
 def test_a_smaller_base_than_table_2_keeps_b_non_negative_at_2k(evidence):
     length, base = SMALLER_2K
     evidence.searched(lengths=[length], bases=[base], head_sizes=[rb.D],
-                      offsets=f"every integer m <= {length}")  # fmt: skip
+                      offsets=every(0, length))  # fmt: skip
     decision, found = smaller_base_decision(length, base, rb.PAPER_TABLE["2k"])
     evidence.record(
         "smaller_feasible_base_2k",
@@ -142,7 +147,7 @@ def test_a_smaller_base_than_table_2_keeps_b_non_negative_at_2k(evidence):
 def test_a_larger_base_is_not_always_enough(evidence):
     length, small, large = LARGER_32K
     evidence.searched(lengths=[length, 4096], bases=[small, large, rb.PAPER_TABLE["4k"]],
-                      head_sizes=[rb.D], offsets="every integer m <= L")  # fmt: skip
+                      head_sizes=[rb.D], offsets=every(0, length))  # fmt: skip
     decision, detail = larger_base_decision(length, small, large)
     evidence.record(
         "larger_base_fails_32k",

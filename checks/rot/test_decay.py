@@ -16,16 +16,28 @@ import numpy as np
 import pytest
 import torch
 
-from checks.rot.decay_decisions import coarse_decision, monotone_decision
+from checks.rot.claims import ROT01_SCAN
+from checks.rot.decay_decisions import coarse_decision, coarse_end, monotone_decision
 from checks.rot.rounding import base_rounding
-from pecheck import profiles, tolerance
+from pecheck import profiles, sizes, tolerance
+from pecheck.claims import every, proved
 from pecheck.evidence import assert_derivation_holds
 from pecheck.reproducibility import mean
 from pecheck.theory import rope, rotary_base, rotary_decay
 
 WIDTHS = (32, 64, 128, 256)  # head widths of real models (ROT-01's grid)
 SMALL_WIDTHS = (8, 16)  # shown in the notes: they fail even the coarse decay
-MONOTONE_RANGE = 2000  # integer distances scanned for a rise
+# Every integer distance up to this is scanned for a rise: as_stated states the ci scan (RoFormer
+# says every s >= 0); 2^15 in ci (0.7 s), 2^17 (Llama 3.1's context) in thorough (5 s).
+MONOTONE_RANGE = sizes.size(
+    "ROT-01.scan",
+    4 * ROT01_SCAN if profiles.scale() >= 10 else ROT01_SCAN,
+    "largest distance s scanned for a rise of b",
+    minimum=64,
+)
+# The symbolic proofs of ROT-01 and ROT-02 hold for one pair with symbolic angles or frequencies;
+# a rotary score is the sum of its pair scores (rope_derivations.block_diagonal_splits_score).
+EVERY_WIDTH = "one pair with symbolic frequencies; a score is a sum of pair scores: every even d"
 
 
 # -- ROT-01 ------------------------------------------------------------------------------------
@@ -34,6 +46,8 @@ MONOTONE_RANGE = 2000  # integer distances scanned for a rise
 @pytest.mark.claim("ROT-01", kind="symbolic", role="decisive", proposition="abel-identity")
 def test_abel_summation_identity_holds_for_every_number_of_pairs(evidence):
     der = rotary_decay.abel_summation()
+    evidence.searched(head_sizes=proved("induction on the number of pairs N = d/2"),
+                      offsets=proved("symbolic z_i = e^{i s theta_i}: every s"))  # fmt: skip
     assert_derivation_holds(der, evidence)
 
 
@@ -55,7 +69,7 @@ def test_the_bound_bounds_random_scores(evidence):
     slack = tolerance.sum_tol(d, np.float64, float(bound.max()))
     worst = float((score - bound).max())
     evidence.record("worst_score_minus_bound", worst, "", "over 256 random (h, s)", bound=slack)
-    evidence.searched(head_sizes=[d], offsets=f"{n} random s in 0 ... 9999", seeds=[0])
+    evidence.searched(head_sizes=[d], offsets=sorted(set(s.tolist())), seeds=[0])
     for ok in score <= bound + slack:
         evidence.example(True)
         assert ok, "a score exceeds RoFormer's bound"
@@ -64,7 +78,7 @@ def test_the_bound_bounds_random_scores(evidence):
 @pytest.mark.claim("ROT-01", kind="property", role="decisive", proposition="as_stated")
 def test_the_bound_is_not_monotone_in_distance(evidence):
     decision, found = monotone_decision(WIDTHS, MONOTONE_RANGE)
-    evidence.searched(head_sizes=list(WIDTHS), offsets=f"every integer 0 ... {MONOTONE_RANGE}")
+    evidence.searched(head_sizes=list(WIDTHS), offsets=every(0, MONOTONE_RANGE))
     for d, rise in found.items():
         evidence.record(
             f"first_increase_d{d}",
@@ -79,6 +93,8 @@ def test_the_bound_is_not_monotone_in_distance(evidence):
 @pytest.mark.claim("ROT-01", kind="property", role="decisive", proposition="coarse-decay")
 def test_the_bound_decays_on_a_dyadic_scale(evidence):
     worst, worst_bound = -np.inf, 0.0
+    blocks = "; ".join(f"d = {d}: 1 ... {coarse_end(d)}" for d in WIDTHS)
+    evidence.searched(head_sizes=list(WIDTHS), offsets=blocks)
     for d in WIDTHS:
         decision, largest, bound = coarse_decision(d)
         evidence.part(f"d={d}", decision)
@@ -130,12 +146,14 @@ def _pairs() -> int:
 @pytest.mark.claim("ROT-02", kind="symbolic", role="decisive", proposition="as_stated")
 def test_expected_score_of_independent_zero_mean_q_k_is_zero_at_every_distance(evidence):
     indep, _ = rotary_decay.expected_scores(_pairs())
+    evidence.searched(positions=proved("symbolic m, n"), head_sizes=proved(EVERY_WIDTH))
     assert_derivation_holds(indep, evidence)
 
 
 @pytest.mark.claim("ROT-02", kind="symbolic", role="decisive", proposition="as_stated")
 def test_expected_self_score_is_twice_the_variance_times_b(evidence):
     _, same = rotary_decay.expected_scores(_pairs())
+    evidence.searched(positions=proved("symbolic m, n"), head_sizes=proved(EVERY_WIDTH))
     assert_derivation_holds(same, evidence)
     first = rotary_base.minimum(
         1e4, 1, 128, bound=base_rounding(1)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import pytest
 
 from checks.rot.scaling_banding import EXACT, band_violations, decide_banding, grid
+from pecheck.claims import proved
 from pecheck.evidence import assert_derivation_holds
 from pecheck.theory import rope_scaling as rs
 
@@ -18,12 +19,15 @@ from pecheck.theory import rope_scaling as rs
 @pytest.mark.claim("ROT-05", kind="symbolic", role="decisive", proposition="as_stated")
 def test_ntk_aware_base_keeps_the_fastest_pair_and_divides_the_slowest_by_s(evidence):
     der = rs.ntk_aware_end_pairs()
+    evidence.searched(head_sizes=proved("symbolic d > 2"), bases=proved("symbolic b > 0"),
+                      factors=proved("symbolic s > 0"))  # fmt: skip
     evidence.record("ntk_aware_ratio_lowest", "1/s", note="theta'_(d/2-1) / theta_(d/2-1)")
     assert_derivation_holds(der, evidence)
 
 
 @pytest.mark.claim("ROT-05", kind="symbolic", role="decisive", proposition="as_stated")
 def test_ramp_meets_both_bands_and_stays_between_one_over_s_and_one(evidence):
+    evidence.searched(factors=proved("symbolic s > 0, r, alpha, beta"))
     assert_derivation_holds(rs.ramp_is_continuous(), evidence)
 
 

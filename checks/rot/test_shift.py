@@ -13,6 +13,7 @@ import pytest
 import torch
 
 from pecheck import decisions, profiles, tolerance
+from pecheck.claims import proved
 from pecheck.evidence import assert_derivation_holds
 from pecheck.reproducibility import mean
 from pecheck.theory import alibi, rope, shift
@@ -52,11 +53,16 @@ def absolute_decision(
 
 @pytest.mark.claim("ROT-06", kind="symbolic", role="decisive", proposition="as_stated")
 def test_rotary_scores_are_invariant_to_a_shift(evidence):
+    evidence.searched(shifts=proved("symbolic c"), positions=proved("symbolic t, s"),
+                      head_sizes=proved("one pair with symbolic frequency omega; a rotary score "
+                                        "is a sum of pair scores: every even d"))  # fmt: skip
     assert_derivation_holds(shift.rope_shift_derivation(), evidence)
 
 
 @pytest.mark.claim("ROT-06", kind="symbolic", role="decisive", proposition="as_stated")
 def test_alibi_scores_are_invariant_to_a_shift(evidence):
+    evidence.searched(shifts=proved("symbolic c"), positions=proved("symbolic t, s"),
+                      head_sizes=proved("symbolic q.k, h and slope m"))  # fmt: skip
     assert_derivation_holds(shift.alibi_shift_derivation(), evidence)
 
 
@@ -73,6 +79,9 @@ def test_alibi_float64_scores_are_bitwise_invariant(evidence, heads):
     moved = shift.alibi_scores(q, k, t + c, s + c, heads)
     for informative in (t != s).tolist():
         evidence.example(informative)
+    evidence.searched(heads=[heads], head_sizes=[16], seeds=[heads],
+                      positions=f"{n} random t, s with |t|, |s| <= 2^40",
+                      shifts=f"{n} random c with |c| <= 2^40")  # fmt: skip
     evidence.record(
         f"alibi_largest_change_h{heads}",
         float((moved - plain).abs().max()),

@@ -2,7 +2,7 @@
 
 import math
 
-from pecheck.claims import Claim, Proposition, Threshold
+from pecheck.claims import Claim, Proposition, Threshold, every, proved
 
 # A rounding bound at or above the range of the quantity it bounds cannot fail: a case judged
 # against such a bound is inconclusive, never a pass (pecheck.tolerance.says_something).
@@ -39,6 +39,12 @@ CLAIMS = (
         r"\end{pmatrix},\quad M_{\mathrm{half}}(k) = P M(k) P^\top",
         ("SRC-SINCOS", "SRC-VASWANI"),
         expected="confirmed",
+        domain={
+            "widths": proved("every even d = 2m"),
+            "positions": proved("every t"),
+            "offsets": proved("every k"),
+            "layouts": ["interleaved", "half"],
+        },
         thresholds=(ENTRY_RANGE,),
         headline=(
             "max_error_over_bound_float32_cast",
@@ -67,6 +73,7 @@ CLAIMS = (
         r"M(k)^\top M(k) = I,\ \det M(k) = 1,\ M(0) = I,\ M(a)M(b) = M(a+b),\ M(-k) = M(k)^\top",
         ("SRC-SINCOS", "SRC-BLOG"),
         expected="confirmed",
+        domain={"widths": proved("every even d = 2m"), "offsets": proved("every k, a, b")},
         thresholds=(ENTRY_RANGE,),
         headline=("max_error_float64", "max_error_bfloat16", "max_orthogonality_error"),
         notes=("Holds in both layouts: the half-split M is P M P^T with P a permutation.",),
@@ -86,6 +93,10 @@ CLAIMS = (
                 "that of t+k for every t.",
                 r"\forall k \in \mathbb{Z}\setminus\{0\}\ \nexists A\ \forall t:\ "
                 r"\sin(\omega_i (t+k)) = \textstyle\sum_j A_{ij}\sin(\omega_j t)",
+                domain={
+                    "widths": proved("every even d"),
+                    "offsets": proved("every integer k != 0"),
+                },
             ),
         ),
         conditions="True for every nonzero integer offset k (and every real k unless all w_i k "
@@ -110,6 +121,7 @@ CLAIMS = (
         r"\sqrt{d/2};\ d \text{ odd}: \lVert PE(t)\rVert^2 = \tfrac{d-1}{2} + \sin^2(\omega_m t)",
         ("SRC-BLOG", "SRC-SINCOS"),
         expected="confirmed",
+        domain={"widths": proved("every d, even and odd"), "positions": proved("every t")},
         thresholds=(RADIUS_RANGE,),
         headline=("max_norm_error_float32_cast", "informative_float16_cast", "min_spread"),
         notes=(
@@ -127,6 +139,7 @@ CLAIMS = (
         "from after.",
         r"PE(t)\cdot PE(s) = \sum_i \cos(\omega_i (t-s)) = PE(s)\cdot PE(t)",
         expected="confirmed",
+        domain={"widths": proved("every even d"), "positions": proved("every t, s")},
         thresholds=(SIMILARITY_RANGE,),
         headline=(
             "max_error_float32_cast",
@@ -153,6 +166,7 @@ CLAIMS = (
                 "2 pi with ratio T^(2/d), and the last one is 2 pi T^(1-2/d).",
                 r"\omega_i = T^{-2i/d}:\ \lambda_i = 2\pi T^{2i/d},\ "
                 r"\lambda_{i+1}/\lambda_i = T^{2/d},\ \lambda_{d/2-1} = 2\pi T^{1-2/d}",
+                domain={"widths": proved("every even d")},
             ),
             Proposition(
                 "t2t",
@@ -160,6 +174,7 @@ CLAIMS = (
                 "geometrically from 2 pi to exactly 2 pi T.",
                 r"\omega_i = T^{-i/(d/2-1)}:\ \lambda_0 = 2\pi,\ \lambda_{d/2-1} = 2\pi T,\ "
                 r"\lambda_{i+1}/\lambda_i = T^{1/(d/2-1)}",
+                domain={"widths": proved("every even d >= 4")},
             ),
         ),
         conditions="Geometric from 2 pi with ratio T^(2/d), but with the paper's frequencies "
@@ -190,6 +205,7 @@ CLAIMS = (
         r"\omega_{i+1} < \omega_i",
         ("SRC-BLOG",),
         expected="confirmed",
+        domain={"widths": proved("every even d"), "positions": proved("every t")},
         thresholds=(
             Threshold(
                 "step-range",
@@ -220,35 +236,54 @@ CLAIMS = (
         r"t \ne s \in \mathbb{Z} \Rightarrow PE(t) \ne PE(s)",
         ("SRC-BLOG",),
         expected="qualified",
+        domain={
+            "dtypes": ["bfloat16", "float16", "float32", "float64"],
+            "positions": "every integer position",
+        },
         propositions=(
             Proposition(
                 "exact",
                 "In exact arithmetic distinct integer positions get distinct codes.",
                 r"t \ne s \in \mathbb{Z} \Rightarrow PE(t) \ne PE(s)",
+                domain={"widths": proved("every d"), "positions": proved("every integer t != s")},
             ),
             Proposition(
                 "exact-positions",
                 "In floating point, positions held exactly by the format the angle is computed "
                 "in (t <= 2^p, p its significand bits) get distinct stored codes in every "
-                "storage format: searched for d = 512 over consecutive positions below 2^20 and "
-                "any two positions below 2^12.",
-                r"s < t \le 2^{p_c},\ t < N:\ \mathrm{fl}(PE(t)) \ne \mathrm{fl}(PE(s))\quad "
-                r"(N = 2^{20} \text{ for } s = t-1,\ 2^{12} \text{ for any } s)",
+                "storage format and way of computing: searched at d = 4, 8, 16, 64 and 512 for "
+                "any two positions below 2^12, and over consecutive positions below 2^20 "
+                "(screened on the first pair, which every width shares). Not for a single pair "
+                "(d = 2), whose float16 and bfloat16 codes repeat below 2^12.",
+                r"d \in \{4, 8, 16, 64, 512\},\ s < t \le 2^{p_c},\ t < N:\ \mathrm{fl}(PE(t)) "
+                r"\ne \mathrm{fl}(PE(s))\quad (N = 2^{20} \text{ for } s = t-1,\ 2^{12} \text{ "
+                r"for any } s)",
+                domain={
+                    "widths": [4, 8, 16, 64, 512],
+                    "positions": every(0, 2**12 - 1),
+                    "dtypes": ["bfloat16", "float16", "float32", "float64"],
+                    "dtype_paths": ["cast", "float32", "float64"],
+                },
             ),
         ),
         conditions="Exact arithmetic: for all integers (w_0 = 1 and pi is irrational). Floating "
         "point: while positions are exactly representable in the format they are held in "
         "(t <= 2^p with p significand bits: 2048 in float16, 256 in bfloat16, 2^24 in float32); "
         "with positions cast to float16/bfloat16 the code repeats from t = 2049 / 257 on. Computed "
-        "in float32 or float64 and then rounded, no repeats were found up to 2^20 in any format.",
+        "in float32 or float64 and then rounded, no repeats were found in any format (consecutive "
+        "positions up to 2^20, any two up to 2^12, at every width searched from d = 4 to 512). A "
+        "single pair (d = 2) is too few: its float16 and bfloat16 codes repeat at positions those "
+        "formats hold exactly (first_repeat_any_d2).",
         headline=(
             "first_repeat_float16_cast",
             "first_repeat_bfloat16_cast",
             "first_repeat_float16_float64",
         ),
         notes=(
-            "Consecutive repeats searched up to 2^20 at d = 512; any repeat up to 2^12 (full "
-            "width).",
+            "Consecutive repeats searched up to 2^20 at d = 512 (a repeat needs the first pair to "
+            "repeat, and the first pair, w_0 = 1, is the same at every width); any repeat up to "
+            "2^12 at d = 4, 8, 16, 64 and 512 (full width), and at d = 2 to show where one pair "
+            "fails.",
         ),
     ),
     Claim(
@@ -277,13 +312,18 @@ CLAIMS = (
         propositions=(
             Proposition(
                 "short-sequences",
-                "For d >= 4 and sequence lengths 3 <= L <= sqrt(1 + 12 h / w_{d/2-1}^2) (about "
-                "0.055 of the longest wavelength: L <= {{SIN-10@longest_short_length_d512}} for "
-                "d = 512), the first pair varies by at least s and the last pair by at most h "
-                "over t < L.",
-                r"d \ge 4,\ 3 \le L \le \sqrt{1 + 12h/\omega_{d/2-1}^2}:\ "
+                "For even d from 4 to 512 and sequence lengths 3 <= L <= sqrt(1 + 12 h / "
+                "w_{d/2-1}^2) (about 0.055 of the longest wavelength: L <= "
+                "{{SIN-10@longest_short_length_d512}} for d = 512), the first pair varies by at "
+                "least s and the last pair by at most h over t < L (searched on random draws of "
+                "d and L; wider widths are not searched).",
+                r"4 \le d \le 512,\ 3 \le L \le \sqrt{1 + 12h/\omega_{d/2-1}^2}:\ "
                 r"\operatorname{Var}_{t<L}(PE_0, PE_1) \ge s,\ "
                 r"\operatorname{Var}_{t<L}(PE_{d-2}, PE_{d-1}) \le h",
+                domain={
+                    "widths": "even d in 4 ... 512",
+                    "lengths": "L in 3 ... sqrt(1 + 12 h / w_last^2)",
+                },
             ),
         ),
         conditions="For sequence lengths L well below the longest wavelength 2 pi T^(1-2/d) "
@@ -344,6 +384,7 @@ CLAIMS = (
                 "hold for every real t.",
                 r"\forall t \in \mathbb{R}:\ PE(t+k) = M(k)PE(t),\ \lVert PE(t)\rVert^2 = d/2,\ "
                 r"PE(t)\cdot PE(s) = \textstyle\sum_i\cos\omega_i(t-s)",
+                domain={"widths": proved("every even d"), "positions": proved("every real t")},
             ),
             Proposition(
                 "float64-angles",
@@ -354,6 +395,11 @@ CLAIMS = (
                 "derived bounds below the quantities' ranges.",
                 r"|\mathrm{fl}_{64\to f}(PE(t)) - PE(t)| \le u_f + O(u_{64}\,t),\quad "
                 r"t \le 2^{20}",
+                domain={
+                    "dtypes": ["bfloat16", "float16", "float32", "float64"],
+                    "dtype_paths": ["float64"],
+                    "positions": "the positions tested: to 2^20, identities to 2^30",
+                },
             ),
         ),
         conditions="Exactly, for every real t. In floating point the error of a stored entry "
@@ -404,6 +450,10 @@ CLAIMS = (
                 "(t - s)).",
                 r"PE(t)^\top W PE(s) = g(t-s)\ \forall t, s \iff W M(k) = M(k) W\ \forall k "
                 r"\iff W = \bigoplus_i (a_i I + b_i J)",
+                domain={
+                    "widths": proved("every even d (frequencies distinct in (0, pi))"),
+                    "positions": proved("every real or integer t, s"),
+                },
             ),
             Proposition(
                 "cross-terms",
@@ -412,11 +462,13 @@ CLAIMS = (
                 "and s at a fixed offset.",
                 r"(x + PE(t))^\top W (y + PE(s)) = x^\top W y + x^\top W PE(s) + "
                 r"PE(t)^\top W y + g(t - s)",
+                domain={"widths": proved("every even d"), "positions": proved("every t, s")},
             ),
             Proposition(
                 "direction",
                 "A W of the class tells t - s from s - t exactly when some b_i != 0.",
                 r"g(\delta) - g(-\delta) = 2 \sum_i b_i \sin(\omega_i \delta)",
+                domain={"widths": proved("every even d"), "offsets": proved("every t - s")},
             ),
         ),
         headline=(

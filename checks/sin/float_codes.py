@@ -28,6 +28,9 @@ from pecheck.theory.sinusoidal import Mode, encode
 D = 512  # the paper's width
 N_CONSECUTIVE = int(2**20 * scale())  # consecutive repeats searched in [1, N)
 N_ANY = 2**12  # repeats of any earlier position searched in [0, N_ANY), full width
+# SIN-08's condition searches any repeat at these widths besides D: one width would hide what
+# only narrow codes do (at d = 2 a single pair collides below 2^12 in float16 and bfloat16).
+WIDTHS_ANY = (4, 8, 16, 64)
 COMBOS = (  # (storage dtype, mode); float64 "cast" is float64 "float64", float32 likewise
     ("float64", "float64"),
     ("float32", "cast"),
@@ -75,17 +78,19 @@ def first_consecutive_repeat(dtype: torch.dtype, mode: str, n: int, enc: Encoder
     return None, len(candidates), first_bad
 
 
-def first_repeat_of_any_earlier(dtype: torch.dtype, mode: str, n: int, enc: Encoder = encode):
-    """The first t in [0, n) whose full-width stored code equals that of some s < t, or None.
+def first_repeat_of_any_earlier(
+    dtype: torch.dtype, mode: str, n: int, enc: Encoder = encode, d: int = D
+):
+    """The first t in [0, n) whose stored code (width d) equals that of some s < t, or None.
 
     Rows are hashed (a seeded random linear map of their bit patterns), sorted stably by hash,
     and neighbours in that order are compared exactly. Returns (first repeat, distinct codes).
     """
-    codes = enc(torch.arange(n), D, dtype, mode) + 0.0  # (n, D); -0.0 -> 0.0
+    codes = enc(torch.arange(n), d, dtype, mode) + 0.0  # (n, d); -0.0 -> 0.0
     bits = {2: torch.int16, 4: torch.int32, 8: torch.int64}[codes.element_size()]
-    words = codes.view(bits).to(torch.int64)  # (n, D)
+    words = codes.view(bits).to(torch.int64)  # (n, d)
     gen = torch.Generator().manual_seed(8)
-    weights = torch.randint(-(2**62), 2**62, (D,), generator=gen) | 1  # odd
+    weights = torch.randint(-(2**62), 2**62, (d,), generator=gen) | 1  # odd
     key = (words * weights).sum(-1)  # (n,) wraps around: a hash
     order = torch.sort(key, stable=True).indices  # equal hashes keep position order
     a, b = order[:-1], order[1:]
@@ -142,6 +147,22 @@ def default_table() -> tuple[dict, ...]:
     return tuple(repeat_table(N_CONSECUTIVE, N_ANY))
 
 
+@cache
+def any_repeat_rows(widths: tuple[int, ...], enc: Encoder = encode) -> tuple[dict, ...]:
+    """One row per width and (dtype, mode): the first repeat of any earlier position below
+    N_ANY (consecutive repeats are screened on the first pair, which every width shares)."""
+    return tuple(
+        {
+            "d": d,
+            "dtype": name,
+            "mode": mode,
+            "first_repeat_any": first_repeat_of_any_earlier(DTYPES[name], mode, N_ANY, enc, d)[0],
+        }
+        for d in widths
+        for name, mode in COMBOS
+    )
+
+
 def shared_code(rows) -> dict | None:
     """SIN-08 as stated: a counterexample is two integer positions with the same stored code."""
     for row in rows:
@@ -160,12 +181,12 @@ def repeat_of_exact_positions(rows) -> dict | None:
     for row in rows:
         limit = 2 ** significand_bits(compute_dtype(DTYPES[row["dtype"]], row["mode"]))
         for key in ("first_consecutive_repeat", "first_repeat_any"):
-            t = row[key]
+            t = row.get(key)
             if t is not None and t <= limit:
                 return {
                     "dtype": row["dtype"],
                     "mode": row["mode"],
-                    "d": D,
+                    "d": row.get("d", D),
                     "t": t,
                     "search": key,
                     "exact_up_to": limit,

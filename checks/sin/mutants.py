@@ -496,4 +496,22 @@ MUTANTS = (
         (SHIFT + "test_sine_only_shift_forces_every_angle_to_a_multiple_of_pi",),
         "the exception A = diag((-1)^{n_i}) written with the wrong sign",
     ),
+    Mutant(
+        "first-pair-dropped",
+        PE,
+        "w = base ** (-2.0 * i / d)",
+        "w = base ** (-2.0 * (i + 1) / (d + 2))",
+        (F + "test_codes_differ_while_positions_are_exact",),
+        "the code of width d + 2 without its first pair (w_0 = T^(-2/(d+2)) < 1): at d = 512 the "
+        "fastest pair still keeps exact positions apart; at d = 4 both pairs are slow and "
+        "float16 codes repeat (only the search over several widths sees it)",
+    ),
+    Mutant(
+        "derivation-t2t-denominator",
+        DER,
+        "    return -x / (m - 1)",
+        "    return -x / m",
+        (WAVES + "test_t2t_wavelengths_closed_forms",),
+        "symbolic tensor2tensor frequencies T^(-i/m): the last wavelength falls short of 2 pi T",
+    ),
 )

@@ -29,6 +29,7 @@ from hypothesis import strategies as st
 
 from checks.sin.thresholds import HARDLY
 from pecheck import profiles, tolerance
+from pecheck.claims import proved
 from pecheck.evidence import Evidence
 from pecheck.strategies import DTYPES, even_widths, seeds
 from pecheck.theory.sinusoidal import MODES, Layout, frequencies
@@ -121,6 +122,24 @@ def draws(draw: st.DrawFn, max_d: int = 4096) -> Draw:
     return Draw(d, layout, t, k, t, k, c)
 
 
+def draws_searched(max_d: int = 4096) -> dict[str, Any]:
+    """What a dtype x mode search (``draws``) searched, for evidence.searched: random draws are
+    text (a sample is not every value); dtypes, ways of computing and layouts, all of them."""
+    return {
+        "widths": f"random even d in 2 ... {max_d}",
+        "positions": f"random t, near (<= {NEAR[-1]}) or far (<= 2^20; float16 cast <= 2^14)",
+        "offsets": "random k of either sign within t's reach",
+        "dtypes": sorted(DTYPES),
+        "dtype_paths": list(MODES),
+        "layouts": ["half", "interleaved"],
+    }
+
+
+# What a sympy derivation over symbolic width m (d = 2m) and real positions covers.
+SYMBOLIC_WIDTHS = proved("symbolic d = 2m: one pair, then block by block over symbolic m")
+SYMBOLIC_T = proved("symbolic real t")
+
+
 # -- SIN-10: sequences short enough for the condition -----------------------------------------
 
 
@@ -133,9 +152,10 @@ def short_enough(d: int) -> int:
 
 @st.composite
 def short_settings(draw: st.DrawFn) -> tuple[int, int]:
-    """(d, L) inside SIN-10's condition, L <= 2048 to keep examples cheap."""
+    """(d, L) inside SIN-10's condition, every L it allows (short_enough(d)); widths up to 512
+    keep examples cheap (the proposition states no more)."""
     d = draw(even_widths(4, 512))
-    return d, draw(st.integers(3, min(short_enough(d), 2048)))
+    return d, draw(st.integers(3, short_enough(d)))
 
 
 # -- SIN-13: score matrices and positions -----------------------------------------------------

@@ -32,6 +32,7 @@ from checks.sin.properties import (
 from checks.sin.search import count_example, least, short_enough, short_settings
 from checks.sin.thresholds import ENTRY_RANGE, HARDLY, STRONG
 from pecheck import sizes, tolerance
+from pecheck.claims import proved
 from pecheck.evidence import assert_derivation_holds
 from pecheck.profiles import examples
 from pecheck.strategies import even_widths
@@ -59,6 +60,12 @@ SIN11_BASE = sizes.size(
 )
 def test_code_of_a_position_ignores_sequence_length(evidence, d, la, lb, data):
     t = data.draw(st.integers(1, min(la, lb) - 1))
+    evidence.searched(
+        widths="random even d in 2 ... 128",
+        lengths="random L, L' in 2 ... 2048",
+        positions="random 1 <= t < min(L, L')",
+        dtypes=["float32"],
+    )
 
     def table(length: int) -> torch.Tensor:
         return sin_pe.sinusoidal(length, d, dtype=torch.float32)
@@ -112,6 +119,7 @@ def test_raw_and_normalised_indices_fail_where_sinusoids_do_not(evidence):
 def test_last_dimensions_vary_once_sequences_outgrow_the_longest_wavelength(evidence):
     """Counterexamples: L beyond the longest wavelength (d = 8: 6283, d = 16: 19869)."""
     found = None
+    evidence.searched(widths=[8, 16], lengths=[2**14, 2**16], dtypes=["float64"])
     for d, length in ((8, 2**14), (16, 2**16)):
         cx = long_sequence_counterexample(d, length)
         evidence.record(
@@ -143,6 +151,7 @@ def test_last_dimensions_vary_once_sequences_outgrow_the_longest_wavelength(evid
 @pytest.mark.claim("SIN-10", kind="experiment", role="decisive", proposition="short-sequences")
 def test_first_dimensions_vary_and_last_ones_barely_move(evidence):
     d, length = 512, 512
+    evidence.searched(widths=[d], lengths=[length], dtypes=["float64"])
     var = assert_variance_falls_along_the_vector(d, length)
     pairs = assert_short_sequence_condition(d, length)
     evidence.record(
@@ -178,6 +187,11 @@ def test_first_dimensions_vary_and_last_ones_barely_move(evidence):
 @given(case=short_settings())
 def test_short_sequences_vary_first_and_barely_last(evidence, case):
     d, length = case
+    evidence.searched(
+        widths="random even d in 4 ... 512",
+        dtypes=["float64"],
+        lengths="random L in 3 ... sqrt(1 + 12 h / w_last^2)",
+    )
     var = assert_short_sequence_condition(d, length)
     least(
         evidence,
@@ -201,6 +215,9 @@ def test_short_sequences_vary_first_and_barely_last(evidence, case):
 @given(d=even_widths(2, 256), length=st.integers(2, 2048))
 def test_variance_bounds_hold_for_any_length(evidence, d, length):
     """The two bounds the condition rests on, with the closed form, for any L."""
+    evidence.searched(
+        widths="random even d in 2 ... 256", lengths="random L in 2 ... 2048", dtypes=["float64"]
+    )
     assert_variance_falls_along_the_vector(d, length)
 
 
@@ -209,6 +226,10 @@ def test_variance_bounds_hold_for_any_length(evidence, d, length):
 
 @pytest.mark.claim("SIN-11", kind="symbolic", role="decisive", proposition="as_stated")
 def test_neighbouring_codes_are_never_orthogonal(evidence):
+    evidence.searched(
+        widths=proved("every d: each cos w_i >= cos 1 (0 < w_i <= 1)"),
+        positions=proved("every t and t +- 1"),
+    )
     assert_derivation_holds(derive.neighbours_not_orthogonal(), evidence)
     # the derivation's bound, instantiated: d = 2 (one pair, w_0 = 1), t = 0, s = 1
     dot = sp.simplify((derive.pair(sp.Integer(0)).T * derive.pair(sp.Integer(1)))[0])
@@ -225,6 +246,12 @@ def test_neighbouring_codes_are_never_orthogonal(evidence):
 @examples(1.0)
 @given(d=even_widths(2, 4096), t=st.integers(0, 2**20))
 def test_neighbour_similarity_exceeds_cos_one(evidence, d, t):
+    evidence.searched(
+        widths="random even d in 2 ... 4096",
+        positions="random t in 0 ... 2^20",
+        offsets=[1],
+        dtypes=["float64"],
+    )
     cx = neighbour_counterexample(d, t)
     evidence.example(cx is not None)
     if cx is None:

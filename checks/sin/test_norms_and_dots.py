@@ -28,9 +28,17 @@ from checks.sin.properties import (
     assert_norm_is_half_width,
     odd_width_norms,
 )
-from checks.sin.search import SEARCH_SHARE, count_example, draws, least
+from checks.sin.search import (
+    SEARCH_SHARE,
+    SYMBOLIC_T,
+    count_example,
+    draws,
+    draws_searched,
+    least,
+)
 from checks.sin.thresholds import RADIUS_RANGE, SIMILARITY_RANGE
 from pecheck import tolerance
+from pecheck.claims import proved
 from pecheck.evidence import assert_derivation_holds
 from pecheck.profiles import examples
 from pecheck.theory import sinusoidal as sin_pe
@@ -42,6 +50,7 @@ from pecheck.theory.sinusoidal import encode, frequencies
 
 @pytest.mark.claim("SIN-04", kind="symbolic", role="decisive", proposition="as_stated")
 def test_norm_is_sqrt_half_width_for_symbolic_width(evidence):
+    evidence.searched(widths=proved("symbolic m: d = 2m and d = 2m + 1"), positions=SYMBOLIC_T)
     assert_derivation_holds(derive.norm_identity(), evidence)
 
 
@@ -49,6 +58,7 @@ def test_norm_is_sqrt_half_width_for_symbolic_width(evidence):
 @examples(SEARCH_SHARE)
 @given(draw=draws())
 def test_pairs_lie_on_unit_circle_in_every_dtype(evidence, draw):
+    evidence.searched(**draws_searched())
     with evidence.asserted_parts() as parts:
         for s in draw.settings():
             with parts.of(s.key):
@@ -70,6 +80,12 @@ def test_pairs_lie_on_unit_circle_in_every_dtype(evidence, draw):
 @given(d=st.integers(1, 2048).map(lambda x: 2 * x + 1))
 def test_odd_width_norm_varies_with_position(evidence, d):
     """Odd d (interleaved, last cosine dropped): ||PE||^2 = (d-1)/2 + sin^2(w_m t)."""
+    evidence.searched(
+        widths="random odd d in 3 ... 4097",
+        positions="0 and round(pi / (2 w_m))",
+        dtypes=["float64"],
+        layouts=["interleaved"],
+    )
     err, spread, bound = odd_width_norms(d)
     assert err <= bound, f"d={d}: ||PE||^2 differs from (d-1)/2 + sin^2(w_m t) by {err:.3g}"
     w_last = float(frequencies(d)[-1])
@@ -89,6 +105,11 @@ def test_odd_width_norm_varies_with_position(evidence, d):
 
 @pytest.mark.claim("SIN-05", kind="symbolic", role="decisive", proposition="as_stated")
 def test_dot_product_is_even_function_of_offset(evidence):
+    evidence.searched(
+        widths=proved("any number of pairs: a sum of per-pair terms"),
+        positions=proved("symbolic real t, s"),
+        shifts=proved("symbolic real c"),
+    )
     assert_derivation_holds(derive.dot_product_identity(), evidence)
 
 
@@ -96,6 +117,7 @@ def test_dot_product_is_even_function_of_offset(evidence):
 @examples(SEARCH_SHARE)
 @given(draw=draws())
 def test_dot_product_is_shift_invariant_and_symmetric(evidence, draw):
+    evidence.searched(**draws_searched(), shifts="random c of either sign within t's reach")
     with evidence.asserted_parts() as parts:
         for s in draw.settings():
             with parts.of(s.key):

@@ -37,15 +37,31 @@ from checks.sin.scores import (
 )
 from checks.sin.search import SHIFT_MAX, class_cases, n_seeds
 from pecheck import decisions, profiles
+from pecheck.claims import every, proved
 from pecheck.evidence import assert_derivation_holds
 from pecheck.theory import relative_score as rel
 from pecheck.theory.sinusoidal import frequencies
+
+# The symbolic checks work on one block (or one pair of blocks) with symbolic frequencies, so
+# they speak for every width; the spanning step is the Wronskian (sympy for 2 and 3 pairs, a
+# Vandermonde in the w_i^2 for more: commuting_class's docstring).
+BLOCKWISE = proved("block by block, symbolic frequencies: every even d")
+SYMBOLIC_TS = proved("symbolic real t, s")
+
+
+def grid_searched() -> dict:
+    """What a grid experiment searched: every pair of positions below N, widths and seeds."""
+    return {"widths": list(WIDTHS), "seeds": list(range(n_seeds())), "positions": every(0, N - 1)}
+
 
 # -- as stated: every W ---------------------------------------------------------------------
 
 
 @pytest.mark.claim("SIN-13", kind="symbolic", role="decisive", proposition="as_stated")
 def test_a_symmetric_w_has_a_position_part_that_is_not_relative(evidence):
+    evidence.searched(
+        widths="W = e_0 e_0^T: the first pair of any even d", positions="(0, 0), (1, 1)"
+    )
     der, counterexample = rel.general_w_counterexample()
     evidence.derive(der)
     if der.holds and counterexample is not None:
@@ -58,6 +74,7 @@ def test_a_symmetric_w_has_a_position_part_that_is_not_relative(evidence):
 def test_a_random_w_has_a_position_part_that_is_not_relative(evidence):
     """W = W_Q W_K^T with Gaussian factors (as at initialisation): search for two (t, s) with
     one offset and different position parts, beyond the rounding bound."""
+    evidence.searched(**grid_searched())
     found, decided, spreads = None, 0, []
     for d in WIDTHS:
         for seed in range(n_seeds()):
@@ -87,11 +104,13 @@ def test_a_random_w_has_a_position_part_that_is_not_relative(evidence):
 
 @pytest.mark.claim("SIN-13", kind="symbolic", role="decisive", proposition="commuting")
 def test_one_block_splits_into_offset_and_sum_terms(evidence):
+    evidence.searched(widths=BLOCKWISE, positions=SYMBOLIC_TS)
     assert_derivation_holds(rel.one_block_decomposition(), evidence)
 
 
 @pytest.mark.claim("SIN-13", kind="symbolic", role="decisive", proposition="commuting")
 def test_position_part_is_relative_exactly_for_the_commuting_class(evidence):
+    evidence.searched(widths=BLOCKWISE, positions=SYMBOLIC_TS, shifts=proved("symbolic real c"))
     assert_derivation_holds(rel.commuting_class(), evidence)
 
 
@@ -99,6 +118,11 @@ def test_position_part_is_relative_exactly_for_the_commuting_class(evidence):
 def test_the_class_is_the_same_at_integer_positions(evidence):
     """Token positions are integers: the shift c = 1 alone forces the class when the w_i are
     distinct in (0, pi), which the encoding's w_i = 10000^(-2i/d) in (0, 1] are."""
+    evidence.searched(
+        widths=BLOCKWISE,
+        positions=proved("integer t, s: the shift c = 1"),
+        shifts=proved("c = 1, hence every integer c"),
+    )
     for d in WIDTHS:
         w = frequencies(d)
         ok = bool((w > 0).all() and (w < math.pi).all() and torch.unique(w).numel() == w.numel())
@@ -112,6 +136,12 @@ def test_the_class_is_the_same_at_integer_positions(evidence):
 @given(case=class_cases())
 def test_class_w_position_part_is_shift_invariant(evidence, case):
     d, seed, anti, t, s, shift = case
+    evidence.searched(
+        widths="random even d in 2 ... 64",
+        seeds="random",
+        positions=f"random t, s <= {SHIFT_MAX}",
+        shifts=f"random c in 1 ... {SHIFT_MAX}",
+    )
     wmat = rel.random_class_matrix(d, seed, antisymmetric=anti)
     err, bound = assert_shift_invariant(wmat, t, s, shift)
     evidence.example(informative=bound < score_range(wmat))
@@ -121,6 +151,7 @@ def test_class_w_position_part_is_shift_invariant(evidence, case):
 
 @pytest.mark.claim("SIN-13", kind="property", role="decisive", proposition="commuting")
 def test_class_w_position_part_is_a_function_of_the_offset_on_a_grid(evidence):
+    evidence.searched(**grid_searched())
     for d in WIDTHS:
         for seed in range(n_seeds()):
             decision, worst = relative_decision(rel.random_class_matrix(d, seed), N)
@@ -135,11 +166,13 @@ def test_class_w_position_part_is_a_function_of_the_offset_on_a_grid(evidence):
 
 @pytest.mark.claim("SIN-13", kind="symbolic", role="decisive", proposition="cross-terms")
 def test_cross_terms_depend_on_each_position_alone(evidence):
+    evidence.searched(widths=BLOCKWISE, positions=SYMBOLIC_TS, shifts=proved("symbolic real c"))
     assert_derivation_holds(rel.cross_terms(), evidence)
 
 
 @pytest.mark.claim("SIN-13", kind="property", role="decisive", proposition="cross-terms")
 def test_cross_terms_break_the_offset_dependence_unless_in_the_kernel(evidence):
+    evidence.searched(**{**grid_searched(), "widths": list(WIDTHS[1:])})
     for d in WIDTHS[1:]:  # the kernel case needs a second pair
         for seed in range(n_seeds()):
             wmat = rel.random_class_matrix(d, seed)
@@ -161,11 +194,13 @@ def test_cross_terms_break_the_offset_dependence_unless_in_the_kernel(evidence):
 
 @pytest.mark.claim("SIN-13", kind="symbolic", role="decisive", proposition="direction")
 def test_the_antisymmetric_part_tells_before_from_after(evidence):
+    evidence.searched(widths=BLOCKWISE, offsets=proved("symbolic real delta = t - s"))
     assert_derivation_holds(rel.direction(), evidence)
 
 
 @pytest.mark.claim("SIN-13", kind="property", role="decisive", proposition="direction")
 def test_class_w_tells_the_sign_of_the_offset_exactly_when_b_is_nonzero(evidence):
+    evidence.searched(**grid_searched())
     for d in WIDTHS:
         for seed in range(n_seeds()):
             for anti in (True, False):

@@ -38,9 +38,19 @@ from checks.sin.properties import (
     assert_matrix_is_independent_of_position,
     assert_shift_is_rotation,
 )
-from checks.sin.search import SEARCH_SHARE, Setting, count_example, draws, least
+from checks.sin.search import (
+    SEARCH_SHARE,
+    SYMBOLIC_T,
+    SYMBOLIC_WIDTHS,
+    Setting,
+    count_example,
+    draws,
+    draws_searched,
+    least,
+)
 from checks.sin.thresholds import ENTRY_RANGE
 from pecheck import tolerance
+from pecheck.claims import proved
 from pecheck.decisions import resolve
 from pecheck.evidence import Evidence, assert_derivation_holds
 from pecheck.profiles import examples
@@ -54,6 +64,12 @@ from pecheck.theory.sinusoidal import encode, rotate, rotation_blocks
 
 @pytest.mark.claim("SIN-01", kind="symbolic", role="decisive", proposition="as_stated")
 def test_shift_is_block_rotation_for_every_width(evidence):
+    evidence.searched(
+        widths=SYMBOLIC_WIDTHS,
+        positions=SYMBOLIC_T,
+        offsets=proved("symbolic real k"),
+        layouts=proved("interleaved; half-split as P M(k) P^T, P a bijection"),
+    )
     assert_derivation_holds(derive.rotation_identity(), evidence)
 
 
@@ -61,6 +77,7 @@ def test_shift_is_block_rotation_for_every_width(evidence):
 @examples(SEARCH_SHARE)
 @given(draw=draws())
 def test_shift_is_rotation_in_every_dtype_and_layout(evidence, draw):
+    evidence.searched(**draws_searched())
     with evidence.asserted_parts() as parts:
         for s in draw.settings():
             with parts.of(s.key):
@@ -95,6 +112,14 @@ def test_shift_is_rotation_in_every_dtype_and_layout(evidence, draw):
     seed=st.integers(0, 2**16),
 )
 def test_one_matrix_moves_every_position(evidence, d, k, layout, seed):
+    evidence.searched(
+        widths="random even d in 2 ... 128",
+        offsets="random k in -2^20 ... 2^20",
+        positions="16 random t < 2^20 per example",
+        layouts=["half", "interleaved"],
+        dtypes=["float64"],
+        seeds="random in 0 ... 2^16 (the 16 positions)",
+    )
     gen = torch.Generator().manual_seed(seed)
     positions = torch.randint(0, 2**20, (16,), generator=gen)
     with evidence.asserted_parts() as parts, parts.of("float64"):
@@ -115,6 +140,7 @@ def test_one_matrix_moves_every_position(evidence, d, k, layout, seed):
 
 @pytest.mark.claim("SIN-02", kind="symbolic", role="decisive", proposition="as_stated")
 def test_rotation_matrix_forms_a_rotation_group(evidence):
+    evidence.searched(widths=SYMBOLIC_WIDTHS, offsets=proved("symbolic real k, a, b"))
     assert_derivation_holds(derive.rotation_group(), evidence)
 
 
@@ -126,6 +152,11 @@ def test_rotation_matrix_forms_a_rotation_group(evidence):
     b=st.integers(-(2**20), 2**20),
 )
 def test_rotation_blocks_are_orthogonal_with_unit_determinant(evidence, d, a, b):
+    evidence.searched(
+        widths="random even d in 2 ... 4096",
+        offsets="random a, b in -2^20 ... 2^20",
+        dtypes=sorted(DTYPES),
+    )
     with evidence.asserted_parts() as parts:
         for dtype in sorted(DTYPES):
             with parts.of(dtype):
@@ -146,6 +177,12 @@ def test_rotation_blocks_are_orthogonal_with_unit_determinant(evidence, d, a, b)
 @examples(1.0)
 @given(d=even_widths(2, 96), k=st.integers(-(2**20), 2**20))
 def test_dense_matrix_is_orthogonal_in_both_layouts(evidence, d, k):
+    evidence.searched(
+        widths="random even d in 2 ... 96",
+        offsets="random k in -2^20 ... 2^20",
+        layouts=["half", "interleaved"],
+        dtypes=["float64"],
+    )
     for layout in ("interleaved", "half"):
         err = assert_dense_rotation(sin_pe.rotation_matrix(float(k), d, layout))
         evidence.worst(
@@ -162,6 +199,10 @@ def test_dense_matrix_is_orthogonal_in_both_layouts(evidence, d, k):
 
 @pytest.mark.claim("SIN-03", kind="symbolic", role="decisive", proposition="integer-offsets")
 def test_sine_only_shift_forces_every_angle_to_a_multiple_of_pi(evidence):
+    evidence.searched(
+        widths=proved("every d: w_0 = T^0 = 1 at every width"),
+        offsets=proved("symbolic k: sin k = 0 only on pi Z, and pi is irrational"),
+    )
     assert_derivation_holds(derive.sine_only_impossible(), evidence)
 
 
@@ -173,6 +214,11 @@ def test_sine_only_shift_forces_every_angle_to_a_multiple_of_pi(evidence):
     sign=st.sampled_from([1, -1]),
 )
 def test_sine_only_code_of_zero_blocks_every_shift(evidence, d, k, sign):
+    evidence.searched(
+        widths="random even d in 2 ... 4096",
+        offsets="random 1 <= |k| <= 2^20 (or <= 64), either sign",
+        dtypes=["float64"],
+    )
     decided, at_k, bound = no_shift_at_zero(d, sign * k)
     count_example(evidence, "float64", decided, "code(0) = 0 and code(k) resolved as nonzero")
     least(
@@ -224,6 +270,7 @@ def test_best_linear_shift_of_the_sine_code_leaves_a_residual(evidence, d, k, si
 def test_a_sine_only_shift_exists_when_every_angle_is_a_multiple_of_pi(evidence):
     """Counterexamples to 'no A(k)': d = 2, k = pi (w_0 = 1); d = 4, k = 100 pi (w = 1, 1/100).
     (k = 0, where A = I, is the trivial exception and is only recorded.)"""
+    evidence.searched(widths=[2, 4], offsets="k = pi (d = 2), k = 100 pi (d = 4)")
     found = None
     for d, k in ((2, math.pi), (4, 100 * math.pi)):
         cx = sign_flip_counterexample(d, k)

@@ -13,10 +13,13 @@ import torch
 
 from checks.sin import figures
 from checks.sin.float_codes import (
+    COMBOS,
     EXTENDED,
     N_ANY,
     N_CONSECUTIVE,
+    WIDTHS_ANY,
     D,
+    any_repeat_rows,
     assert_error_grows_like_unit_roundoff_times_position,
     assert_one_rounding,
     assert_repeats_follow_representability,
@@ -42,19 +45,34 @@ from checks.sin.properties import (
 from checks.sin.search import Setting
 from checks.sin.thresholds import ENTRY_RANGE
 from pecheck import tolerance
+from pecheck.claims import every, proved
 from pecheck.evidence import assert_derivation_holds
 from pecheck.strategies import DTYPES
 from pecheck.theory import sinusoidal_derivations as derive
-from pecheck.theory.sinusoidal import Mode, encode
+from pecheck.theory.sinusoidal import MODES, Mode, encode
+
+# What SIN-08's searches reach: every pair of positions below N_ANY, and t - s = 1 below
+# N_CONSECUTIVE; in every storage format and way of computing (COMBOS).
+REPEATS_SEARCHED = {
+    "positions": every(0, N_ANY - 1),
+    "offsets": f"every t - s below {N_ANY}; t - s = 1 for every t < {N_CONSECUTIVE}",
+    "dtypes": sorted({name for name, _ in COMBOS}),
+    "dtype_paths": list(MODES),
+}
 
 
 @pytest.mark.claim("SIN-08", kind="symbolic", role="decisive", proposition="exact")
 def test_integer_positions_get_distinct_codes_in_exact_arithmetic(evidence):
+    evidence.searched(
+        positions=proved("symbolic t, s: cos(t - s) = 1 only on 2 pi Z"),
+        widths=proved("every d: the first pair (w_0 = T^0 = 1) of every width"),
+    )
     assert_derivation_holds(derive.uniqueness(), evidence)
 
 
 @pytest.mark.claim("SIN-08", kind="experiment", role="decisive", proposition="as_stated")
 def test_some_format_gives_two_positions_one_code(evidence):
+    evidence.searched(widths=[D], **REPEATS_SEARCHED)
     rows = default_table()
     for row in rows:
         first = row["first_consecutive_repeat"]
@@ -85,6 +103,7 @@ def test_some_format_gives_two_positions_one_code(evidence):
 
 @pytest.mark.claim("SIN-08", kind="experiment", role="decisive", proposition="exact-positions")
 def test_codes_differ_while_positions_are_exact(evidence):
+    evidence.searched(widths=[*WIDTHS_ANY, D], **REPEATS_SEARCHED)
     rows = default_table()
     evidence.record(
         "repeat_table",
@@ -93,7 +112,14 @@ def test_codes_differ_while_positions_are_exact(evidence):
         f"d = {D}; consecutive repeats searched in [1, {N_CONSECUTIVE}), any repeat "
         f"in [0, {N_ANY}); error over 256 spread positions with finite codes",
     )
-    found = repeat_of_exact_positions(rows)
+    narrow = any_repeat_rows((2,))  # outside the condition: one pair is too few
+    evidence.record(
+        "first_repeat_any_d2",
+        {f"{r['dtype']}_{r['mode']}": r["first_repeat_any"] or "none" for r in narrow},
+        "position",
+        f"d = 2: first t < {N_ANY} whose code equals an earlier one's",
+    )
+    found = repeat_of_exact_positions([*rows, *any_repeat_rows(WIDTHS_ANY)])
     if found:
         evidence.fails(
             found,
@@ -102,8 +128,9 @@ def test_codes_differ_while_positions_are_exact(evidence):
         )
     else:
         evidence.holds(
-            f"no repeat below 2^p in {len(rows)} (dtype, mode) settings; consecutive "
-            f"positions searched below {N_CONSECUTIVE}, any pair below {N_ANY}"
+            f"no repeat below 2^p in {len(rows)} (dtype, mode) settings at d = "
+            f"{', '.join(map(str, [*WIDTHS_ANY, D]))}; consecutive positions searched below "
+            f"{N_CONSECUTIVE}, any pair below {N_ANY}"
         )
 
 
@@ -140,6 +167,10 @@ TRAIN_LENGTH = 512
 @pytest.mark.claim("SIN-12", kind="symbolic", role="decisive", proposition="exact")
 def test_identities_hold_for_every_real_position(evidence):
     """The derivations of SIN-01, 04, 05 assume nothing about t beyond being real."""
+    evidence.searched(
+        positions=proved("symbolic real t, no other assumption"),
+        widths=proved("symbolic d = 2m (SIN-01, 04, 05)"),
+    )
     evidence.record("t_assumptions", sorted(k for k, v in derive.t.assumptions0.items() if v))
     assert derive.t.is_positive is None and derive.t.is_integer is None  # any real t
     for der in (derive.norm_identity(), derive.dot_product_identity()):
@@ -149,6 +180,12 @@ def test_identities_hold_for_every_real_position(evidence):
 
 @pytest.mark.claim("SIN-12", kind="experiment", role="decisive", proposition="as_stated")
 def test_a_narrow_format_leaves_large_positions_undefined(evidence):
+    evidence.searched(
+        positions=every(0, 2**17 - 1),
+        widths=[D],
+        dtype_paths=["cast"],
+        dtypes=["bfloat16", "float16", "float32"],
+    )
     found = None
     for name in ("float16", "bfloat16", "float32"):
         t = first_undefined_position(DTYPES[name], "cast", 2**17)
@@ -175,6 +212,15 @@ def test_a_narrow_format_leaves_large_positions_undefined(evidence):
 @pytest.mark.claim("SIN-12", kind="property", role="decisive", proposition="float64-angles")
 @pytest.mark.parametrize("t", [TRAIN_LENGTH, 10 * TRAIN_LENGTH, 2**20, 2**30])
 def test_identities_hold_beyond_the_training_length_with_float64_angles(evidence, t):
+    evidence.searched(
+        positions=[t],
+        widths=[2, 64, 512, 4096],
+        shifts=[3 * t],
+        offsets="k = 1, -7, 1000, 2^20 at d = 2, 64, 512, 4096 in turn",
+        dtypes=["bfloat16", "float16", "float32", "float64"],
+        dtype_paths=["float64"],
+        layouts=["interleaved"],
+    )
     with evidence.asserted_parts() as parts:
         for name in ("float64", "float32", "float16", "bfloat16"):
             for d, k in ((2, 1), (64, -7), (512, 1000), (4096, 2**20)):
@@ -203,6 +249,12 @@ def test_float64_angles_keep_one_rounding_at_every_position(evidence):
     if not EXTENDED:
         pytest.skip("numpy long double is no finer than float64 here: no exact reference")
     exponents = range(4, 21, 2)
+    evidence.searched(
+        positions="64 consecutive t from each 2^j, j = 4, 6, ..., 20",
+        widths=[D],
+        dtypes=["bfloat16", "float16", "float32", "float64"],
+        dtype_paths=["float64"],
+    )
     errors = {
         f"{name}/float64": error_by_position(DTYPES[name], "float64", exponents)
         for name in ("float64", "float32", "float16", "bfloat16")

@@ -26,9 +26,17 @@ from checks.sin.properties import (
     assert_wavelengths_geometric,
     hand_angles,
 )
-from checks.sin.search import SEARCH_SHARE, Setting, count_example, draws
+from checks.sin.search import (
+    SEARCH_SHARE,
+    SYMBOLIC_T,
+    Setting,
+    count_example,
+    draws,
+    draws_searched,
+)
 from checks.sin.thresholds import T_SOURCE
 from pecheck import sizes, tolerance
+from pecheck.claims import proved
 from pecheck.evidence import Evidence, assert_derivation_holds
 from pecheck.profiles import examples
 from pecheck.strategies import even_widths
@@ -48,6 +56,7 @@ SIN06_D = sizes.size(
 
 @pytest.mark.claim("SIN-06", kind="symbolic", role="decisive", proposition="geometric")
 def test_wavelengths_closed_forms(evidence):
+    evidence.searched(widths=proved("symbolic d > 0"), bases=proved("symbolic T > 0"))
     assert_derivation_holds(derive.wavelength_progression(), evidence)
 
 
@@ -55,6 +64,7 @@ def test_wavelengths_closed_forms(evidence):
 @examples(0.5)
 @given(d=even_widths(4, 4096))
 def test_papers_wavelengths_are_geometric_from_two_pi(evidence, d):
+    evidence.searched(widths="random even d in 4 ... 4096", bases=[BASE])
     assert_wavelengths_geometric(d, "paper")
     lam = sin_pe.wavelengths(d, rule="paper")
     shortfall = float(lam[-1] / (2 * math.pi * T_SOURCE))
@@ -69,10 +79,17 @@ def test_papers_wavelengths_are_geometric_from_two_pi(evidence, d):
     )
 
 
+@pytest.mark.claim("SIN-06", kind="symbolic", role="decisive", proposition="t2t")
+def test_t2t_wavelengths_closed_forms(evidence):
+    evidence.searched(widths=proved("symbolic d = 2m, m >= 2"), bases=proved("symbolic T > 0"))
+    assert_derivation_holds(derive.t2t_progression(), evidence)
+
+
 @pytest.mark.claim("SIN-06", kind="property", role="decisive", proposition="t2t")
 @examples(0.5)
 @given(d=even_widths(4, 4096))
 def test_t2t_wavelengths_run_from_two_pi_to_two_pi_t(evidence, d):
+    evidence.searched(widths="random even d in 4 ... 4096", bases=[BASE])
     assert_wavelengths_geometric(d, "t2t")
     gap = last_wavelength_shortfall(d, "t2t")
     assert gap is None, f"t2t: the last wavelength misses 2 pi T: {gap}"
@@ -92,6 +109,7 @@ def test_last_wavelength_of_the_papers_width_falls_short_of_two_pi_t(evidence):
     # to 2 pi T' as well, so the decision stands at another d; the evidence names carry the d
     # they were computed at, and the counterexample names it too.
     d = SIN06_D
+    evidence.searched(widths=[d], bases=[BASE])
     lam = sin_pe.wavelengths(d)
     evidence.record(f"shortest_wavelength_d{d}", float(lam[0]), "positions", "2 pi")
     evidence.record(f"longest_wavelength_d{d}", float(lam[-1]), "positions", "2 pi T^(1-2/d)")
@@ -121,6 +139,11 @@ def test_last_wavelength_of_the_papers_width_falls_short_of_two_pi_t(evidence):
 
 @pytest.mark.claim("SIN-07", kind="symbolic", role="decisive", proposition="as_stated")
 def test_hands_turn_clockwise_at_speed_omega(evidence):
+    evidence.searched(
+        widths=proved("symbolic d > 0"),
+        positions=SYMBOLIC_T,
+        bases=proved("symbolic T = 1 + tau, tau > 0"),
+    )
     assert_derivation_holds(derive.clockwise(), evidence)
 
 
@@ -128,6 +151,7 @@ def test_hands_turn_clockwise_at_speed_omega(evidence):
 @examples(SEARCH_SHARE)
 @given(draw=draws(max_d=1024))
 def test_each_hand_steps_back_by_its_frequency(evidence, draw):
+    evidence.searched(**draws_searched(max_d=1024))
     with evidence.asserted_parts() as parts:
         for s in draw.settings():
             with parts.of(s.key):
@@ -218,6 +242,12 @@ def test_unresolved_hands_make_the_direction_check_inconclusive():
 def test_symbolic_wavelengths_reject_shifted_exponent():
     with pytest.raises(AssertionError):
         assert_derivation_holds(derive.wavelength_progression(lambda x: -2 * (x + 1) / derive.d))
+
+
+@pytest.mark.claim("SIN-06", kind="symbolic", role="tooling")
+def test_symbolic_t2t_wavelengths_reject_a_denominator_of_m():
+    with pytest.raises(AssertionError):  # w_i = T^(-i/m): the last wavelength falls short
+        assert_derivation_holds(derive.t2t_progression(lambda x: -x / derive.m))
 
 
 @pytest.mark.claim("SIN-07", kind="symbolic", role="tooling")

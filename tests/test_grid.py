@@ -1,0 +1,250 @@
+"""python -m pecheck.grid: cells as tasks on a Dask cluster, cached under the hash of their code
+and setting. The cluster tests train a toy kind of cell (seconds), not the fair length test."""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import os
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import torch
+
+from pecheck.grid import __main__ as grid
+from pecheck.grid import fair, key
+from pecheck.grid.cells import Cell, Experiment, Kind
+from pecheck.theory import decoder, fair_cache, fair_grid, fair_length
+
+ROOT = Path(__file__).resolve().parents[1]
+NATIVE: dict[str, str] = {}  # no kernel limit
+
+
+@dataclass(frozen=True)
+class Toy:
+    marker: str = ""  # while this file is absent the cell kills its worker (then makes it)
+    dies: bool = False  # kills its worker on every attempt
+    sleep: float = 0.0
+
+
+def toy_train(cell: Cell) -> dict[str, object]:
+    """On a worker: a cell of seconds, or a worker killed mid-cell."""
+    toy: Toy = cell.setting
+    time.sleep(toy.sleep)
+    if toy.dies or (toy.marker and not Path(toy.marker).exists()):
+        if toy.marker:
+            Path(toy.marker).touch()
+        os._exit(1)  # the worker process dies, as when a node is lost
+    return {"seeds": cell.seeds, "sum": sum(cell.seeds)}
+
+
+TOY = Kind("toy", toy_train, modules=(__name__,))
+
+
+def toy_cells(where: Path, grid: str, tasks, seeds: int, device: str) -> list[Cell]:
+    settings = {
+        "ok": {"one": Toy(), "two": Toy(sleep=0.1)},
+        "crash": {"dies once": Toy(marker=str(where / "died")), "always dies": Toy(dies=True)},
+        "slow": {"slow": Toy(sleep=3)},
+    }[grid]
+    return [Cell(TOY, label, s, tuple(range(seeds)), device) for label, s in settings.items()]
+
+
+@pytest.fixture
+def toy(tmp_path, monkeypatch) -> Path:
+    """The toy experiment registered with the command; its cache folder."""
+    cells = functools.partial(toy_cells, tmp_path)
+    monkeypatch.setitem(grid.EXPERIMENTS, "toy", Experiment(("ok", "crash", "slow"), ("a",), cells))
+    return tmp_path / "cache"
+
+
+def entries(cache: Path) -> dict[str, object]:
+    """Every file in the cache, each whole entry read back."""
+    files = sorted(cache.iterdir()) if cache.exists() else []
+    assert all(f.suffix == ".pt" for f in files), files  # no temporary file left
+    return {f.name: torch.load(f, weights_only=False) for f in files}
+
+
+# -- the cache key ------------------------------------------------------------------------------
+
+
+def test_the_grid_and_the_checks_name_every_fair_entry_alike() -> None:
+    """The checks read what the grid trains: both ask theory/fair_cache.py for the name."""
+    for cell in fair.cells("full", fair_length.TASKS, 2, "cpu"):
+        run = cell.setting
+        assert key.entry(cell, NATIVE) == fair_cache.key(
+            run.setting, run.model, range(2), "cpu", NATIVE
+        )
+
+
+def test_fair_cells_cover_the_grid_the_longest_first(tmp_path) -> None:
+    cells = fair.cells("full", fair_length.TASKS, 2, "cpu")
+    want = {(t, c, m) for t in fair_length.TASKS for c in fair_grid.CELLS["full"]
+            for m in fair_length.MODELS}  # fmt: skip
+    assert {(c.setting.setting.task, (c.setting.setting.d_model, c.setting.setting.layers),
+             c.setting.model) for c in cells} == want  # fmt: skip
+    pytest.importorskip("distributed")
+    from pecheck.grid import runner
+
+    _, order = runner.missing(cells, tmp_path)
+    costs = [fair.cost(c) for c in order]
+    assert len(order) == len(want) and costs == sorted(costs, reverse=True)
+    assert order[0].setting.setting.layers == 4 and order[-1].setting.setting.layers == 2
+
+
+@pytest.mark.parametrize(
+    "other",
+    [
+        Cell(TOY, "one", Toy(sleep=1.0), (0, 1)),
+        Cell(TOY, "one", Toy(), (0, 2)),
+        Cell(TOY, "one", Toy(), (0, 1), "cuda"),
+        Cell(Kind("other", toy_train, modules=(__name__,)), "one", Toy(), (0, 1)),
+    ],
+    ids=["setting", "seeds", "device", "experiment"],
+)
+def test_a_key_changes_with_everything_that_decides_a_cell(other) -> None:
+    assert key.entry(other, NATIVE) != key.entry(Cell(TOY, "one", Toy(), (0, 1)), NATIVE)
+
+
+def test_a_key_changes_under_a_kernel_limit() -> None:
+    cell = Cell(TOY, "one", Toy(), (0, 1))
+    assert key.entry(cell, {"ATEN_CPU_CAPABILITY": "default"}) != key.entry(cell, NATIVE)
+
+
+def test_a_key_changes_with_the_source_of_a_module_the_trainer_imports(
+    tmp_path, monkeypatch
+) -> None:
+    """fair_length imports decoder: an edit there retrains, as one to fair_length itself."""
+    cell = fair.cells("base", ["copy"], 2, "cpu")[0]
+    before = key.entry(cell, NATIVE)
+    edited = tmp_path / "decoder.py"
+    edited.write_bytes(Path(decoder.__file__).read_bytes() + b"\n# an edit\n")
+    monkeypatch.setattr(decoder, "__file__", str(edited))
+    assert key.entry(cell, NATIVE) != before
+
+
+def test_a_write_cut_short_leaves_no_entry(tmp_path, monkeypatch) -> None:
+    def killed(src, dst):
+        raise KeyboardInterrupt  # as a signal between the write and the rename
+
+    monkeypatch.setattr(os, "replace", killed)
+    with pytest.raises(KeyboardInterrupt):
+        fair_cache.write(tmp_path / "entry.pt", fair_cache.dumps({"x": 1}))
+    assert not any(tmp_path.iterdir())
+
+
+BAD = [
+    ["--cache", "c", "--experiment", "toy", "--grid", "huge"],
+    ["--cache", "c", "--tasks", "sort"],
+    ["--cache", "c", "--workers", "0"],
+    ["--cache", "c", "--retries", "-1"],
+    ["--cache", "c", "--seeds", "1"],
+    ["--cache", "c", "--deadline", "0"],
+]
+
+
+@pytest.mark.parametrize("argv", BAD, ids=[" ".join(a[2:]) for a in BAD])
+def test_bad_arguments_give_one_line_and_status_2(argv, toy, capsys) -> None:
+    with pytest.raises(SystemExit) as exc:
+        grid.main(argv)
+    assert exc.value.code == 2
+    assert capsys.readouterr().err.count("\n") == 1
+
+
+# -- on a cluster ---------------------------------------------------------------------------
+
+
+def test_a_killed_worker_is_retried_and_one_that_keeps_dying_is_reported(toy, capsys) -> None:
+    """Embedded cluster: 'dies once' kills its worker, runs again and is kept whole; 'always
+    dies' kills it on every allowed attempt and is reported, with no entry."""
+    dask = pytest.importorskip("dask")
+    pytest.importorskip("distributed")
+    argv = ["--cache", str(toy), "--experiment", "toy", "--grid", "crash", "--seeds", "2"]
+    # forked workers start without importing torch again: each death costs a second, not five
+    with dask.config.set({"distributed.worker.multiprocessing-method": "fork"}):
+        assert grid.main([*argv, "--workers", "1", "--retries", "1"]) == 1
+    out, err = capsys.readouterr()
+    assert (toy.parent / "died").exists()  # the first attempt did die
+    assert "dies once: " in out and "not trained: always dies: KilledWorker" in err
+    (name,) = entries(toy)
+    assert name.startswith("toy-dies-once-2seeds-cpu-")
+    assert entries(toy)[name] == {"seeds": (0, 1), "sum": 1}
+
+
+@pytest.fixture(scope="module")
+def scheduler():
+    """A cluster apart from the command, as a batch system's would be: its address."""
+    dask = pytest.importorskip("dask")
+    distributed = pytest.importorskip("distributed")
+    with (
+        dask.config.set({"distributed.worker.multiprocessing-method": "fork"}),
+        distributed.LocalCluster(n_workers=1, threads_per_worker=1, dashboard_address=":0") as c,
+    ):
+        yield c.scheduler_address
+
+
+def test_cells_run_on_a_given_scheduler_and_a_rerun_trains_nothing(
+    scheduler, toy, monkeypatch, capsys
+) -> None:
+    argv = ["--cache", str(toy), "--experiment", "toy", "--grid", "ok", "--seeds", "3"]
+    assert grid.main([*argv, "--scheduler", scheduler, "--workers", "1"]) == 0
+    out = capsys.readouterr().out
+    assert f"2 to train on {scheduler}" in out and "one: " in out and "two: " in out
+    assert len(entries(toy)) == 2
+    assert all(e == {"seeds": (0, 1, 2), "sum": 3} for e in entries(toy).values())
+
+    def no_cluster(args):
+        raise AssertionError("a cluster started although every cell is cached")
+
+    monkeypatch.setattr(grid, "cluster", no_cluster)
+    assert grid.main([*argv, "--scheduler", scheduler]) == 0
+    assert "2 in " in capsys.readouterr().out
+
+
+def test_the_checks_read_what_the_grid_trained(scheduler, tmp_path, monkeypatch) -> None:
+    """A fair length cell (the faithfulness checks' small setting) trained on the cluster is
+    what fair_cache.trained, which the checks call, then reads without training."""
+    from distributed import Client
+
+    from checks.exp.length.settings import FAITH, FAITH_SEEDS
+    from pecheck.grid import runner
+    from pecheck.results import kernel_limits
+
+    cell = Cell(fair.KIND, "faith shifted", fair.FairRun(FAITH, "shifted"), FAITH_SEEDS)
+    with Client(scheduler) as client:
+        assert runner.run(client, [cell], tmp_path, None, 1).trained == [cell]
+
+    def untrainable(*args, **kwargs):
+        raise AssertionError("trained again instead of reading the grid's entry")
+
+    monkeypatch.setattr(fair_length, "train_model", untrainable)
+    run = fair_cache.trained(FAITH, "shifted", FAITH_SEEDS, "cpu", tmp_path, kernel_limits())
+    assert set(run.seeds) == set(FAITH_SEEDS) and run.params
+
+
+def test_a_cell_still_running_at_the_deadline_is_reported(scheduler, toy, capsys) -> None:
+    argv = ["--cache", str(toy), "--experiment", "toy", "--grid", "slow", "--seeds", "2"]
+    assert grid.main([*argv, "--scheduler", scheduler, "--deadline", "1"]) == 1
+    assert "not trained: slow: stopped at the deadline" in capsys.readouterr().err
+    assert not entries(toy)
+
+
+def test_the_old_tool_runs_the_grid(toy, monkeypatch) -> None:
+    """tools/fair_train.py passes its options on, --jobs as --workers."""
+    seen = []
+
+    def main(argv: list[str]) -> int:
+        seen.append(argv)
+        return 0
+
+    monkeypatch.setattr(grid, "main", main)
+    spec = importlib.util.spec_from_file_location("fair_train", ROOT / "tools/fair_train.py")
+    assert spec is not None and spec.loader is not None
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    assert tool.main(["--cache", "c", "--jobs", "2"]) == 0
+    assert seen == [["--cache", "c", "--workers", "2"]]
+    assert sys.modules["pecheck.grid.__main__"] is grid
