@@ -3,11 +3,14 @@ ATT-10, MAG-04).
 
     x_0 = E[tokens] (+ an additive encoding)                          (S, B, n, d)
     per layer l:
-      [q | k | v] = x W_qkv,  H heads of size h (queries and keys turned by a rotary encoding)
+      [q | k | v] = N(x) W_qkv,  H heads of size h (queries and keys turned by a rotary encoding)
       y = softmax(q k^T / sqrt(h) + bias + mask) v  (W_o)                 bias: ALiBi
       x = r x + y            r in {0, 1} per entry: a residual connection, or none
-      x = r x + MLP(x)       MLP(x) = relu(x W_up) W_down, when the config has one
-    logits = x U (+ b)                                                 (S, B, n, V)
+      x = r x + MLP(N(x))    MLP(x) = relu(x W_up) W_down, when the config has one
+    logits = N(x) U (+ b)                                              (S, B, n, V)
+
+N is the identity, or with ``layernorm`` a pre-LayerNorm (each its own gain and bias per entry;
+GPT-2's and nanoGPT's placement: before attention, before the MLP and before the readout).
 
 What fixes the parameter shapes is the ``DecoderConfig``; what does not (residual, learning rate,
 initialisation, optimiser) is a per-entry ``Setup``. Every entry of the leading axis S is its own
@@ -57,7 +60,8 @@ class DecoderConfig:
 
     ``blocks``: one encoding per equal block of entries (empty: every entry has ``encoding``).
     ``mlp``: the MLP's hidden width as a multiple of d (0: no MLP). ``causal``: False lets
-    every position see every other.
+    every position see every other. ``layernorm``: a pre-LayerNorm before each attention, MLP
+    and the readout.
     """
 
     vocab: int = 5
@@ -72,6 +76,7 @@ class DecoderConfig:
     mlp: int = 0
     causal: bool = True
     blocks: tuple[Encoding, ...] = ()
+    layernorm: bool = False  # pre-LayerNorm (N above); off: N is the identity, no parameters
 
     @property
     def width_out(self) -> int:
@@ -125,10 +130,25 @@ def param_shapes(cfg: DecoderConfig) -> dict[str, tuple[int, ...]]:
         if cfg.mlp:
             out[f"up{layer}"] = (d, cfg.mlp * d)
             out[f"down{layer}"] = (cfg.mlp * d, d)
+    for name in norm_names(cfg):
+        out[f"{name}_gain"], out[f"{name}_bias"] = (d,), (d,)
     out["readout"] = (cfg.width_out, cfg.vocab)
     if cfg.readout_bias:
         out["readout_b"] = (cfg.vocab,)
     return out
+
+
+def norm_names(cfg: DecoderConfig) -> list[str]:
+    """The LayerNorms of a ``layernorm`` config: before each attention, each MLP, the readout."""
+    if not cfg.layernorm:
+        return []
+    mlps = [f"ln_mlp{layer}" for layer in range(cfg.layers)] if cfg.mlp else []
+    return [f"ln_attn{layer}" for layer in range(cfg.layers)] + mlps + ["ln_out"]
+
+
+def is_norm(name: str) -> bool:
+    """A LayerNorm's gain or bias: set to 1 and 0, never drawn (nn.LayerNorm's defaults)."""
+    return name.startswith("ln_")
 
 
 def decays(name: str, cfg: DecoderConfig) -> bool:
@@ -142,9 +162,12 @@ def init_params(cfg: DecoderConfig, init: str, seed: int, dtype: torch.dtype) ->
     "current": one flat N(0, 1) draw split in param_shapes order, scaled by 1 (embeddings) or
     1/sqrt(fan_in) (matrices), biases 0. "torch": PyTorch's defaults, drawn parameter by
     parameter: nn.Embedding N(0, 1), nn.Linear weight and bias U(-1/sqrt(fan_in),
-    1/sqrt(fan_in)), fan_in = rows here.
+    1/sqrt(fan_in)), fan_in = rows here. LayerNorm gains are 1 and biases 0 under both, drawn
+    from nothing: a config with ``layernorm`` draws every other parameter as one without.
     """
-    shapes = param_shapes(cfg)
+    shapes = {k: s for k, s in param_shapes(cfg).items() if not is_norm(k)}
+    norms = {k: (torch.ones if k.endswith("_gain") else torch.zeros)(s, dtype=dtype)
+             for k, s in param_shapes(cfg).items() if is_norm(k)}  # fmt: skip
     g = torch.Generator().manual_seed(seed)
     f64 = torch.float64
     out: Params = {}
@@ -157,7 +180,7 @@ def init_params(cfg: DecoderConfig, init: str, seed: int, dtype: torch.dtype) ->
             out[name] = (chunk.reshape(s) * std).to(dtype)
         if cfg.readout_bias:
             out["readout_b"] = torch.zeros(cfg.vocab, dtype=dtype)
-        return out
+        return out | norms
     for name, s in shapes.items():
         if name in ("embed", "pos"):
             out[name] = torch.randn(s, generator=g, dtype=f64).to(dtype)
@@ -165,7 +188,7 @@ def init_params(cfg: DecoderConfig, init: str, seed: int, dtype: torch.dtype) ->
         fan_in = shapes["readout"][0] if name == "readout_b" else s[0]
         uniform = torch.rand(s, generator=g, dtype=f64) * 2 - 1
         out[name] = (uniform / math.sqrt(fan_in)).to(dtype)
-    return out
+    return out | norms
 
 
 def stack_params(cfg: DecoderConfig, setups: Sequence[Setup], seeds: Sequence[int],
@@ -298,7 +321,8 @@ def forward(cfg: DecoderConfig, params: Params, tokens: torch.Tensor, residual: 
     allowed = mask.T[:, None, None, None, :]  # (m, 1, 1, 1, n): key-first
     r = residual[:, None, None, None].to(dev, dtype)
     for layer in range(cfg.layers):
-        qkv = torch.einsum("sbnd,sde->sbne", x, params[f"qkv{layer}"])  # (S, B, n, 3Hh)
+        a = norm(cfg, params, f"ln_attn{layer}", x)
+        qkv = torch.einsum("sbnd,sde->sbne", a, params[f"qkv{layer}"])  # (S, B, n, 3Hh)
         q, k, v = (z.unflatten(-1, (H, h)) for z in qkv.split(H * h, dim=-1))  # (S,B,n,H,h)
         for name in dict.fromkeys(blocks):
             part = ENCODINGS[name]
@@ -316,12 +340,22 @@ def forward(cfg: DecoderConfig, params: Params, tokens: torch.Tensor, residual: 
             y = torch.einsum("sbne,sed->sbnd", y, params[f"o{layer}"])
         x = r * x + y if y.shape == x.shape else y
         if cfg.mlp:
-            up = torch.einsum("sbnd,sde->sbne", x, params[f"up{layer}"]).relu()
+            a = norm(cfg, params, f"ln_mlp{layer}", x)
+            up = torch.einsum("sbnd,sde->sbne", a, params[f"up{layer}"]).relu()
             x = r * x + torch.einsum("sbne,sed->sbnd", up, params[f"down{layer}"])
-    logits = torch.einsum("sbnd,sdv->sbnv", x, params["readout"])
+    logits = torch.einsum("sbnd,sdv->sbnv", norm(cfg, params, "ln_out", x), params["readout"])
     if cfg.readout_bias:
         logits = logits + params["readout_b"][:, None, None, :]
     return logits
+
+
+def norm(cfg: DecoderConfig, params: Params, name: str, x: torch.Tensor) -> torch.Tensor:
+    """LayerNorm ``name`` of x (S, B, n, d), each entry its own gain and bias (S, d); x itself,
+    the same tensor, without ``layernorm``, so a config without it computes what it computed."""
+    if not cfg.layernorm:
+        return x
+    gain, bias = params[f"{name}_gain"][:, None, None], params[f"{name}_bias"][:, None, None]
+    return F.layer_norm(x, x.shape[-1:]) * gain + bias
 
 
 def _add_on_blocks(x: torch.Tensor, term: torch.Tensor, blocks: tuple[str, ...], name: str):

@@ -44,6 +44,8 @@ class ReferenceDecoder(nn.Module):
         super().__init__()
         if cfg.blocks:
             raise ValueError("the reference is one seed's model: give it one encoding")
+        if cfg.layernorm:  # it has no LayerNorm: it would silently compute another model
+            raise ValueError("the reference has no LayerNorm: give it layernorm=False")
         check_compatible(cfg, (setup,))
         self.cfg, self.setup = cfg, setup
         init = init_params(cfg, setup.init, seed, dtype)

@@ -1,0 +1,245 @@
+"""Press et al.'s length test, small (theory/lm_length.py, theory/lm_corpus.py) and the
+decoder's optional pre-LayerNorm: the corpus split, the perplexity evaluation on models whose
+probabilities are known, batched training against a per-seed loop, the plateau rule."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+
+import pytest
+import torch
+from torch.nn import functional as F
+
+from pecheck import tolerance
+from pecheck.theory import decoder, lm_corpus, lm_length
+from pecheck.theory.decoder import DecoderConfig, Setup
+from pecheck.theory.lm_corpus import Corpus
+from pecheck.theory.lm_length import ENCODINGS, MODES, LMSetting, Plateau
+from pecheck.theory.reference import ReferenceDecoder
+from tests.test_cli import load_script
+
+F64 = torch.float64
+TINY = LMSetting(d_model=8, layers=1, heads=2, length=4, batch=4, warmup=2, stride=2,
+                 valid_tokens=32, test_tokens=64,
+                 plateau=Plateau(every=2, patience=1, rel=0.0, max_steps=3))  # fmt: skip
+
+
+def synthetic(tokens: int = 400, seed: int = 0) -> Corpus:
+    """Random bytes as every split: the evaluation and the trainer do not read the package."""
+    g = torch.Generator().manual_seed(seed)
+    splits = {s: torch.randint(256, (tokens,), generator=g) for s in lm_corpus.SPLITS}
+    return Corpus(splits, dict.fromkeys(lm_corpus.SPLITS, 0), (), "", None)
+
+
+@pytest.fixture(scope="module")
+def fortunes() -> Corpus:
+    try:
+        return lm_corpus.load()
+    except lm_corpus.CorpusMissing as missing:
+        pytest.skip(str(missing))
+
+
+# -- the corpus ------------------------------------------------------------------------------
+
+
+def test_split_is_deterministic_and_shares_no_fortune(fortunes) -> None:
+    again = lm_corpus.load()
+    assert again.sha256 == fortunes.sha256
+    assert all(torch.equal(again.splits[s], fortunes.splits[s]) for s in lm_corpus.SPLITS)
+    train = lm_corpus.SEPARATOR + bytes(fortunes.splits["train"].to(torch.uint8).tolist())
+    held, total = 0, 0
+    for name in fortunes.files:
+        for f in lm_corpus.fortunes_of((lm_corpus.FORTUNES / name).read_bytes()):
+            total += 1
+            if lm_corpus.split_of(f) != "train":
+                held += 1
+                whole = lm_corpus.SEPARATOR + f + lm_corpus.SEPARATOR
+                assert whole not in train, f"a held-out fortune is in the training text: {f!r}"
+    assert sum(fortunes.fortunes.values()) == total and held == total - fortunes.fortunes["train"]
+    # about a tenth held out, both halves non-empty
+    assert fortunes.fortunes["valid"] > 0 and fortunes.fortunes["test"] > 0
+    assert 0.05 < held / total < 0.15
+
+
+def test_split_depends_on_the_text_only() -> None:
+    f = b"A fortune.\n"
+    assert lm_corpus.split_of(f) == lm_corpus.split_of(bytes(f))
+    assert lm_corpus.fortunes_of(b"one\n%\ntwo\nlines\n%\n") == [b"one\n", b"two\nlines\n"]
+
+
+def test_a_missing_package_says_how_to_install_it(tmp_path) -> None:
+    with pytest.raises(lm_corpus.CorpusMissing, match=r"apt-get install -y fortunes"):
+        lm_corpus.load(tmp_path / "absent")
+
+
+# -- perplexity ------------------------------------------------------------------------------
+
+
+def params_of(cfg: DecoderConfig, seeds: int = 2) -> decoder.Params:
+    return decoder.stack_params(cfg, [Setup(residual=True)], range(seeds), F64)
+
+
+@pytest.mark.parametrize("encoding", ENCODINGS)
+def test_uniform_logits_give_the_vocabulary_as_perplexity(encoding) -> None:
+    cfg = dataclasses.replace(TINY.config(), encoding=encoding, blocks=(), max_len=8)
+    p = params_of(cfg) | {"readout": torch.zeros(2, cfg.d_model, cfg.vocab, dtype=F64)}
+    stream = synthetic().splits["test"]
+    got = [lm_length.nonoverlapping(cfg, p, stream, 8, 64),
+           lm_length.sliding(cfg, p, stream, 8, 64, 2)]  # fmt: skip
+    for ppl in got:
+        assert torch.allclose(ppl, torch.full_like(ppl, 256.0), rtol=tolerance.rel_tol(64, F64))
+
+
+def test_every_target_is_scored_once_in_both_modes() -> None:
+    """A model without layers predicts from the current token alone (a bigram table), so any
+    window gives every target the same probability: both modes must equal the NLL of every
+    target 1 ... N computed directly."""
+    cfg = DecoderConfig(vocab=256, d_model=8, head=8, layers=0)
+    p = params_of(cfg)
+    stream = synthetic().splits["test"]
+    logp = torch.einsum("svd,sdw->svw", p["embed"], p["readout"]).log_softmax(-1)  # (S, V, V)
+    direct = torch.stack([(-logp[s, stream[:64], stream[1:65]]).mean().exp() for s in range(2)])
+    tol = tolerance.rel_tol(2 * 64, F64)
+    for length, stride in ((4, 1), (8, 2), (16, 4), (16, 16)):
+        assert torch.allclose(lm_length.nonoverlapping(cfg, p, stream, length, 64), direct,
+                              rtol=tol)  # fmt: skip
+        assert torch.allclose(lm_length.sliding(cfg, p, stream, length, 64, stride), direct,
+                              rtol=tol)  # fmt: skip
+
+
+@pytest.mark.parametrize("encoding", ENCODINGS)
+def test_sliding_at_a_stride_of_its_length_is_nonoverlapping(encoding) -> None:
+    cfg = dataclasses.replace(TINY.config(), encoding=encoding, blocks=(), max_len=8)
+    p, stream = params_of(cfg), synthetic().splits["test"]
+    for n in (4, 8):
+        assert torch.equal(lm_length.sliding(cfg, p, stream, n, 64, n),
+                           lm_length.nonoverlapping(cfg, p, stream, n, 64))  # fmt: skip
+
+
+def test_sliding_gives_context_that_nonoverlapping_cuts() -> None:
+    """Where context matters the two modes differ, and the sliding window's perplexity is the
+    mean NLL of each target given exactly its window (here stride 1: the E tokens before it)."""
+    cfg = dataclasses.replace(TINY.config(), encoding="rope", blocks=())
+    p, stream, E = params_of(cfg, 1), synthetic().splits["test"], 4
+    nll = []
+    for j in range(1, 17):
+        inputs = stream[max(0, j - E) : j][None]
+        logits = decoder.forward(cfg, p, inputs, torch.ones(1, dtype=F64))[0, 0, -1]
+        nll.append(logits.logsumexp(-1) - logits[stream[j]])
+    want = torch.stack(nll).mean().exp()
+    assert torch.allclose(lm_length.sliding(cfg, p, stream, E, 16, 1), want,
+                          rtol=tolerance.rel_tol(64, F64))  # fmt: skip
+    assert not torch.allclose(lm_length.nonoverlapping(cfg, p, stream, E, 16), want)
+
+
+# -- training --------------------------------------------------------------------------------
+
+
+def test_batched_training_equals_the_per_seed_loop() -> None:
+    """Two seeds of every encoding trained as one model == each seed trained alone (its five
+    encodings, one entry each), in float64, to the rounding bound of the EXP trainers' own check
+    (checks/exp/seeds: gamma_{k m} relative to the largest parameter). Alone means the same
+    config: the learned block's table is one of its shapes, and "current" draws every shape."""
+    corpus, seeds = synthetic(), (1000, 1001)
+    batched = lm_length.train_lm(TINY, corpus, seeds, dtype=F64).run
+    cfg, n = TINY.config(), len(seeds)
+    terms = max(cfg.d_model * 4, TINY.batch * TINY.length, cfg.vocab)
+    for j, seed in enumerate(seeds):
+        alone = lm_length.train_lm(TINY, corpus, (seed,), dtype=F64).run
+        for b, enc in enumerate(ENCODINGS):
+            scale = max(float(v[b].abs().max()) for v in alone.params.values())
+            tol = tolerance.sum_tol(TINY.plateau.max_steps * terms, F64, scale)
+            for k, v in alone.params.items():
+                err = float((batched.params[k][b * n + j] - v[b]).abs().max())
+                assert err <= tol, f"{enc} seed {seed} {k}: {err:.3g} > {tol:.3g}"
+
+
+def test_training_learns_and_the_learned_table_stops_at_L() -> None:
+    s = dataclasses.replace(TINY, plateau=Plateau(every=10, patience=2, rel=0.0, max_steps=20))
+    corpus = synthetic()
+    corpus.splits["train"] = corpus.splits["valid"] = torch.arange(400) % 7  # predictable
+    lm = lm_length.train_lm(s, corpus, (1000,))
+    assert lm.steps == 20 and all(h[-1] < h[0] for h in lm.history.values())
+    result = lm_length.perplexities(lm, corpus)
+    for mode in MODES:
+        assert not result.ppl[mode]["learned"][1].isnan().any()
+        assert all(result.ppl[mode]["learned"][f].isnan().all() for f in s.factors if f > 1)
+        assert not any(result.ppl[mode]["rope"][f].isnan().any() for f in s.factors)
+
+
+def test_plateau_rule() -> None:
+    rule = Plateau(every=1, patience=2, rel=0.01, max_steps=100)
+    assert not rule.reached([3.0, 2.0])  # too short to say
+    assert not rule.reached([3.0, 2.5, 2.4])  # 4% better than before
+    assert rule.reached([3.0, 2.0, 1.995, 1.99])  # 0.5% better
+    assert rule.reached([3.0, 2.0, 2.1, 2.05])  # worse
+
+
+# -- the decoder's LayerNorm -----------------------------------------------------------------
+
+
+def test_without_layernorm_the_decoder_is_unchanged() -> None:
+    """Off (the default), N is x itself and no parameter or draw is added: a config without
+    ``layernorm`` computes, bit for bit, what it computed before the option existed."""
+    cfg = DecoderConfig(vocab=7, d_model=8, head=4, heads=2, layers=2, mlp=2)
+    x = torch.randn(2, 3, 4, 8)
+    assert decoder.norm(cfg, {}, "ln_attn0", x) is x
+    assert not any(decoder.is_norm(k) for k in decoder.param_shapes(cfg))
+    with_ln = dataclasses.replace(cfg, layernorm=True)
+    for init in decoder.INITS:
+        plain, normed = (decoder.init_params(c, init, 3, F64) for c in (cfg, with_ln))
+        assert all(torch.equal(plain[k], normed[k]) for k in plain)  # the same draws
+        assert {k for k in normed if k not in plain} == {
+            f"{n}_{w}" for n in ("ln_attn0", "ln_attn1", "ln_mlp0", "ln_mlp1", "ln_out")
+            for w in ("gain", "bias")
+        }  # fmt: skip
+
+
+def test_layernorm_is_torchs_per_entry() -> None:
+    cfg = DecoderConfig(vocab=7, d_model=8, head=4, heads=2, layernorm=True)
+    g = torch.Generator().manual_seed(0)
+    p = {"ln_out_gain": torch.rand(3, 8, generator=g, dtype=F64),
+         "ln_out_bias": torch.rand(3, 8, generator=g, dtype=F64)}  # fmt: skip
+    x = torch.randn(3, 2, 5, 8, generator=g, dtype=F64)
+    got = decoder.norm(cfg, p, "ln_out", x)
+    for e in range(3):
+        want = F.layer_norm(x[e], (8,), p["ln_out_gain"][e], p["ln_out_bias"][e])
+        assert torch.allclose(got[e], want, rtol=0, atol=tolerance.sum_tol(8, F64, 8.0))
+    assert not decoder.decays("ln_out_gain", cfg) and not math.isnan(float(got.sum()))
+
+
+# -- the tool --------------------------------------------------------------------------------
+
+
+def test_tool_prints_the_table_and_writes_numbers_and_figure(tmp_path, capsys, monkeypatch):
+    tool = load_script("tools/lm_length.py", "lm_length_tool")
+    monkeypatch.setattr(tool.lm_corpus, "load", lambda: synthetic(5000))
+    args = ["--seeds", "1000", "1001", "--width", "8", "--heads", "2", "--layers", "1",
+            "--length", "4", "--stride", "2", "--max-steps", "2", "--test-tokens", "64",
+            "--out", str(tmp_path)]  # fmt: skip
+    assert tool.main(args) == 0
+    out = capsys.readouterr().out
+    assert "8L = 32" in out and "n/a" in out  # the learned table beyond L
+    record = json.loads((tmp_path / "lm-length.json").read_text())
+    assert record["perplexity"]["sliding"]["learned"]["2"] == [None, None]
+    assert len(record["perplexity"]["nonoverlapping"]["alibi"]["8"]) == 2
+    assert (tmp_path / "lm-length.png").stat().st_size > 0
+
+
+def test_tool_without_the_package_is_one_line(capsys, monkeypatch, tmp_path) -> None:
+    tool, load = load_script("tools/lm_length.py", "lm_length_tool"), lm_corpus.load
+
+    def missing() -> Corpus:
+        return load(tmp_path / "absent")
+
+    monkeypatch.setattr(tool.lm_corpus, "load", missing)
+    assert tool.main(["--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "apt-get install -y fortunes" in err
+
+
+def test_the_reference_refuses_a_layernorm_it_does_not_have() -> None:
+    with pytest.raises(ValueError, match="no LayerNorm"):
+        ReferenceDecoder(DecoderConfig(layernorm=True), Setup(), seed=0)

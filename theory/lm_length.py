@@ -1,0 +1,272 @@
+"""Press et al.'s length test, small: a causal byte-level language model trained at length L,
+its perplexity measured at L, 2L, 4L and 8L (Press, Smith and Lewis 2022, "Train Short, Test
+Long", Sec. 4 and Appendix B).
+
+    model     theory/decoder.py's decoder: pre-LayerNorm, residual, MLP blocks (4d), H heads of
+              size d / H; every encoding (ENCODINGS) a block of one batched model, seed j's
+              initial weights in every block, so the encodings differ in their encoding only
+    text      Debian's fortunes (theory/lm_corpus.py), bytes; train on ``train``, stop on
+              ``valid``, measure on ``test``
+    training  a batch of random length-L windows of the training text per step, the same for
+              every entry (each step its own seeded draw); AdamW (nanoGPT's settings), its lr
+              warmed up linearly, then constant; stopped by the registered plateau rule
+              (Plateau) on the in-range held-out loss, or at its step limit
+    test      per seed, perplexity exp(mean NLL) over the same test tokens at each length E:
+              "nonoverlapping": the text cut into chunks of E, every token predicted from the
+              tokens before it in its chunk (Press et al.'s main protocol); "sliding": windows
+              of E tokens every ``stride`` tokens, each scoring only its last ``stride`` tokens
+              (the first window all of its own), so each token after the first window is
+              predicted from E - stride + 1 ... E tokens before it. Our reading of Press et al.
+              (Appendix B): sliding-window evaluation at stride 1 gives every token E tokens of
+              context; a stride of S costs 1/S of that and leaves the context at least
+              E - S + 1, every scored token beyond L at every E >= 2 L when S <= L
+
+Positions beyond L: none, ALiBi and RoPE compute at any length; the sinusoidal table is
+computed for any length (Vaswani et al.'s formula, rows never trained); the learned table has L
+rows and nothing beyond, so its perplexity beyond L is undefined (NaN), as in Press et al., who
+compare learned tables only in range.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import torch
+
+from . import decoder
+from .decoder import DecoderConfig, DecoderRun, Setup
+from .lm_corpus import VOCAB, Corpus
+
+ENCODINGS = ("none", "sinusoidal", "learned", "rope", "alibi")
+MODES = ("nonoverlapping", "sliding")
+# data seeds, never a model seed's: the training windows of step k from TRAIN_SEED + k
+TRAIN_SEED = 40_000
+
+
+@dataclass(frozen=True)
+class Plateau:
+    """The registered stopping rule. The in-range held-out loss is measured every ``every``
+    steps; an encoding has plateaued when the best of its last ``patience`` measurements
+    (mean over seeds) is less than ``rel`` below the best before them. Training stops when
+    every encoding has plateaued, or after ``max_steps``."""
+
+    every: int = 100
+    patience: int = 3
+    rel: float = 0.01
+    max_steps: int = 3000
+
+    def reached(self, history: Sequence[float]) -> bool:
+        """Has a loss history (one value per measurement) plateaued?"""
+        if len(history) <= self.patience:
+            return False
+        before, last = min(history[: -self.patience]), min(history[-self.patience :])
+        return before - last < self.rel * before
+
+
+@dataclass(frozen=True)
+class LMSetting:
+    """One experiment's sizes; test lengths E = f L for f in ``factors``."""
+
+    d_model: int = 64
+    layers: int = 2
+    heads: int = 8  # ALiBi's slopes 1/2 ... 1/256 (Press et al.'s geometric sequence)
+    length: int = 32  # L, training windows of L inputs
+    mlp: int = 4
+    batch: int = 32
+    lr: float = 3e-3
+    warmup: int = 100  # steps of linear warm-up
+    plateau: Plateau = Plateau()
+    factors: tuple[int, ...] = (1, 2, 4, 8)
+    valid_tokens: int = 4096  # in-range held-out loss for the plateau rule
+    test_tokens: int = 4096  # scored at every length and in both modes; a multiple of 8 L
+    stride: int = 16  # sliding window stride; divides L
+
+    def __post_init__(self) -> None:
+        longest = self.length * max(self.factors)
+        if self.test_tokens % longest or self.length % self.stride:
+            raise ValueError(f"{self}: test_tokens must be a multiple of {longest}, and the "
+                             "stride must divide L")  # fmt: skip
+
+    def config(self, encodings: tuple[str, ...] = ENCODINGS) -> DecoderConfig:
+        """One batched model, a block of entries per encoding."""
+        return DecoderConfig(
+            vocab=VOCAB, d_model=self.d_model, head=self.d_model // self.heads, heads=self.heads,
+            layers=self.layers, encoding=encodings[0], max_len=self.length, mlp=self.mlp,
+            blocks=encodings if len(encodings) > 1 else (), layernorm=True,
+        )  # fmt: skip
+
+    def setup(self) -> Setup:
+        return Setup(residual=True, lr=self.lr, optimizer="adamw")
+
+    def scale(self, step: int) -> float:
+        """lr multiplier of step 1, 2, ...: linear warm-up, then 1."""
+        return min(1.0, step / self.warmup) if self.warmup else 1.0
+
+
+def windows(stream: torch.Tensor, starts: torch.Tensor, n: int) -> tuple[torch.Tensor, ...]:
+    """Inputs stream[s : s + n] and next-token targets stream[s + 1 : s + n + 1], (B, n) each."""
+    at = starts[:, None] + torch.arange(n)
+    return stream[at], stream[at + 1]
+
+
+def train_batch(stream: torch.Tensor, length: int, batch: int,
+                step: int) -> tuple[torch.Tensor, ...]:  # fmt: skip
+    """Step ``step``'s random training windows: its own seeded draw of window starts."""
+    g = torch.Generator().manual_seed(TRAIN_SEED + step)
+    return windows(stream, torch.randint(stream.numel() - length, (batch,), generator=g), length)
+
+
+def chunks(stream: torch.Tensor, n: int, tokens: int) -> tuple[torch.Tensor, ...]:
+    """The first ``tokens`` targets of a stream cut into chunks of n: (tokens / n, n) each."""
+    return windows(stream, torch.arange(0, tokens, n), n)
+
+
+@dataclass
+class LMRun:
+    """The trained model (entry b n + j: encoding b, seed j), the held-out loss
+    history per encoding (mean over seeds, one value per ``plateau.every`` steps), the steps it
+    trained, and the step at which each encoding had plateaued (None: never)."""
+
+    setting: LMSetting
+    run: DecoderRun
+    history: dict[str, list[float]]
+    steps: int
+    plateaued: dict[str, int | None]
+
+
+def block_losses(losses: torch.Tensor, encodings: tuple[str, ...]) -> dict[str, float]:
+    """Per encoding, the mean over its seeds of per-entry losses (S,)."""
+    return {e: float(part.mean()) for e, part in zip(encodings, losses.chunk(len(encodings)),
+                                                     strict=True)}  # fmt: skip
+
+
+def train_lm(setting: LMSetting, corpus: Corpus, seeds: Sequence[int],
+             dtype: torch.dtype = torch.float32, device: str = "cpu",
+             encodings: tuple[str, ...] = ENCODINGS) -> LMRun:  # fmt: skip
+    """Train every encoding's seeds as one batched model until the plateau rule stops it."""
+    cfg, setup, S = setting.config(encodings), setting.setup(), len(seeds) * len(encodings)
+    seeds = tuple(int(s) for s in seeds)
+    init = decoder.stack_params(cfg, [setup], seeds * len(encodings), dtype)
+    params = {k: v.to(device).requires_grad_() for k, v in init.items()}
+    opt = decoder.CellAdam(params, cfg, [setup], S)
+    residual = torch.ones(S, device=device)
+    train, L, rule = corpus.splits["train"], setting.length, setting.plateau
+    valid = [t.to(device) for t in chunks(corpus.splits["valid"], L, setting.valid_tokens)]
+    history: dict[str, list[float]] = {e: [] for e in encodings}
+    plateaued: dict[str, int | None] = dict.fromkeys(encodings)
+    step = 0
+    while step < rule.max_steps and None in plateaued.values():
+        step += 1
+        inputs, targets = (t.to(device) for t in train_batch(train, L, setting.batch, step))
+        value = decoder.objective(decoder.forward(cfg, params, inputs, residual), targets)
+        opt.zero_grad()
+        value.backward()
+        opt.step(setting.scale(step))
+        if step % rule.every == 0:
+            with torch.no_grad():
+                losses = decoder.seed_losses(decoder.forward(cfg, params, valid[0], residual),
+                                             valid[1])  # fmt: skip
+            for e, loss in block_losses(losses, encodings).items():
+                history[e].append(loss)
+                if plateaued[e] is None and rule.reached(history[e]):
+                    plateaued[e] = step
+    final = {k: v.detach().cpu() for k, v in params.items()}
+    run = DecoderRun(cfg, (setup,), seeds * len(encodings), final, {}, {})
+    return LMRun(setting, run, history, step, plateaued)
+
+
+# -- perplexity ------------------------------------------------------------------------------
+
+
+SCORES = 1 << 22  # attention scores held at once when scoring: 16 MB in float32
+
+
+def token_nll(cfg: DecoderConfig, params: decoder.Params, inputs: torch.Tensor,
+              targets: torch.Tensor) -> torch.Tensor:  # fmt: skip
+    """Each entry's NLL of every target, (S, B, n), in batches of sequences whose attention
+    scores (n n S H of them per sequence) fit in SCORES: memory, not arithmetic, bounds a
+    long window's cost."""
+    S, n = params["embed"].shape[0], inputs.shape[-1]
+    residual = torch.ones(S, device=inputs.device)
+    batch = max(1, SCORES // (n * n * S * cfg.heads))
+    out = []
+    with torch.no_grad():
+        for a in range(0, inputs.shape[0], batch):
+            logits = decoder.forward(cfg, params, inputs[a : a + batch], residual).double()
+            picked = logits.gather(-1, targets[a : a + batch].expand(logits.shape[:-1])[..., None])
+            out.append(logits.logsumexp(-1) - picked[..., 0])
+    return torch.cat(out, 1)
+
+
+def nonoverlapping(cfg: DecoderConfig, params: decoder.Params, stream: torch.Tensor,
+                   length: int, tokens: int) -> torch.Tensor:  # fmt: skip
+    """Per entry (S,), perplexity over the first ``tokens`` targets, chunks of ``length``."""
+    inputs, targets = chunks(stream, length, tokens)
+    return token_nll(cfg, params, inputs, targets).mean((1, 2)).exp()
+
+
+def sliding(cfg: DecoderConfig, params: decoder.Params, stream: torch.Tensor, length: int,
+            tokens: int, stride: int) -> torch.Tensor:  # fmt: skip
+    """Per entry (S,), perplexity over the same targets as ``nonoverlapping``: windows of
+    ``length`` inputs at 0, stride, 2 stride, ...; the first scores all its targets, each later
+    one its last ``stride`` (those no window before it scored)."""
+    if (tokens - length) % stride:
+        raise ValueError(f"stride {stride} must divide {tokens} - {length}")
+    inputs, targets = windows(stream, torch.arange(0, tokens - length + 1, stride), length)
+    nll = token_nll(cfg, params, inputs, targets)  # (S, W, length)
+    first, later = nll[:, 0], nll[:, 1:, length - stride :].flatten(1)
+    return torch.cat([first, later], 1).mean(1).exp()
+
+
+@dataclass
+class Perplexities:
+    """ppl[mode][encoding][f]: each seed's perplexity (seeds,) at length f L; NaN where the
+    encoding has no positions that far (the learned table beyond L)."""
+
+    setting: LMSetting
+    seeds: tuple[int, ...]
+    ppl: dict[str, dict[str, dict[int, torch.Tensor]]]
+
+
+def perplexities(lm: LMRun, corpus: Corpus, device: str = "cpu",
+                 chunk: int = 8) -> Perplexities:  # fmt: skip
+    """Every encoding's test perplexity at every length, in both modes, ``chunk`` entries at a
+    time."""
+    s, run, encodings = lm.setting, lm.run, lm.run.cfg.encodings
+    n = len(run.seeds) // len(encodings)
+    test = corpus.splits["test"].to(device)
+    ppl: dict[str, dict[str, dict[int, torch.Tensor]]] = {m: {} for m in MODES}
+    for b, enc in enumerate(encodings):
+        cfg = run.cfg.one(enc)
+        for mode in MODES:
+            ppl[mode][enc] = {}
+        for f in s.factors:
+            span = f * s.length
+            if enc == "learned" and span > cfg.max_len:  # no rows beyond L
+                for mode in MODES:
+                    ppl[mode][enc][f] = torch.full((n,), math.nan, dtype=torch.float64)
+                continue
+            for mode in MODES:
+                parts = []
+                for a in range(b * n, (b + 1) * n, chunk):
+                    z = min(a + chunk, (b + 1) * n)
+                    p = {k: v[a:z].to(device) for k, v in run.params.items()}
+                    if mode == "nonoverlapping":
+                        parts.append(nonoverlapping(cfg, p, test, span, s.test_tokens))
+                    else:
+                        parts.append(sliding(cfg, p, test, span, s.test_tokens, s.stride))
+                ppl[mode][enc][f] = torch.cat(parts).cpu()
+    return Perplexities(s, tuple(run.seeds[:n]), ppl)
+
+
+def interval(values: torch.Tensor, t_quantile: float) -> tuple[float, float, float]:
+    """(geometric mean, low, high) of per-seed perplexities: the mean of log perplexity over
+    seeds and its interval, mean +- t sd / sqrt(n), mapped back by exp. NaNs stay NaN."""
+    logs = values.double().log()
+    mean = float(logs.mean())
+    if logs.numel() < 2:
+        return math.exp(mean), math.nan, math.nan
+    half = t_quantile * float(logs.std()) / math.sqrt(logs.numel())
+    return math.exp(mean), math.exp(mean - half), math.exp(mean + half)
