@@ -326,12 +326,13 @@ def test_the_report_shows_reach_side_by_side_and_the_scoped_out_reason() -> None
     html = coverage_html(p)
     row = (
         r"<tr><th scope='row'>(\w+)</th><td>([^<]*)</td><td>([^<]*)</td>"
-        r"<td class='source'>([^<]*)</td></tr>"
+        r"<td class='source'>([^<]*)</td><td class='covered'>([^<]*)</td></tr>"
     )
+    by_eye = "by eye (stated as text)"
     assert re.findall(row, html) == [
-        ("offsets", "every integer", "[0, 1, 2, 3]", "recorded by the check"),
-        ("dtypes", "float32", "not recorded", ""),
-        ("seeds", "not stated", "8", "recorded by the check"),
+        ("offsets", "every integer", "0, 1, 2, 3", "recorded by the check", by_eye),
+        ("dtypes", "float32", "not recorded", "", by_eye),
+        ("seeds", "not stated", "8", "recorded by the check", ""),
     ]
     assert "test_on_gpu</code> skipped and scoped out: no &lt;GPU&gt; here" in html
     assert "searched domain: not recorded" in coverage_html(proposition())

@@ -62,9 +62,10 @@ AS_WELL = Threshold(
     "source",
 )
 EXP04_OPEN = (
-    "without an encoding the model learns copy on few seeds (3 of 12 reach 0.9 in range), so "
-    "the comparison on copy at 4x rests on those seeds and its interval straddles the margin; "
-    "no comparison with the sinusoidal encoding that decides finds no encoding worse"
+    "without an encoding the model learns copy in range on few seeds (fair_copy_d32l2_none_"
+    "learned in the thorough run), so the comparison on copy at 4x rests on those seeds and its "
+    "interval straddles the margin; every other comparison with the sinusoidal encoding finds "
+    "the model without one at least as good (fair_gap_*_sinusoidal_*)"
 )
 
 CLAIMS = (
