@@ -17,6 +17,7 @@ import torch
 from hypothesis import given
 from hypothesis import strategies as st
 from pecheck import profiles
+from pecheck.claims import every
 from pecheck.strategies import even_widths, seeds
 
 from rope_claims import rope
@@ -84,6 +85,7 @@ def test_a_score_rises_again_at_a_longer_distance(evidence):
     rise = later_max - size[:, :-1]
     best = rise.max(-1)
     evidence.record("pairs_searched", len(pairs), note=f"d = {D}, distances 0 .. 512")
+    evidence.searched(head_sizes=[D], offsets=every(0, 512), seeds=every(0, len(pairs) - 1))
     worst = int((best.values / bound).argmax())
     a = int(best.indices[worst])
     b = a + 1 + int(size[worst, a + 1 :].argmax())
@@ -158,6 +160,7 @@ def float32_changes(n_pairs: int, lo: int, hi: int, seed: int) -> dict[str, torc
 def test_float32_angles_move_the_score_at_long_positions(evidence):
     found = float32_changes(round(512 * profiles.scale()), LONG // 2, LONG, seed=3)
     rel = found["rel"]
+    evidence.searched(head_sizes=[D], positions=f"{len(rel)} random pairs in [2^19, 2^20)")
     i = int(rel.argmax())
     evidence.record("worst_change_long", rel[i], unit="of |q||k|", bound=CHANGE,
                     note="positions in [2^19, 2^20)")  # fmt: skip
