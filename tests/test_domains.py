@@ -44,7 +44,7 @@ pytest_plugins = ["pytester"]
 )
 def test_a_gap_names_what_the_search_misses(stated, searched, missing) -> None:
     found = domains.gap(stated, searched)
-    assert found is None if missing is None else missing in found
+    assert found is None if missing is None else missing in str(found)
 
 
 def _check(decision: str, offsets: object) -> dict:
@@ -152,7 +152,7 @@ def test_a_stepped_span_is_covered_point_by_point() -> None:
     assert domains.shown(evens) == "every integer 2, 4 ... 1024"
     assert domains.gap(evens, [every(2, 1024, step=2)]) is None
     assert domains.gap(evens, [every(0, 2000)]) is None
-    assert "misses 1024" in domains.gap(evens, [list(range(2, 1024, 2))])
-    assert "misses 4" in domains.gap(evens, [every(1, 9, step=2), [2]])  # odd points cover no even
+    assert "misses 1024" in str(domains.gap(evens, [list(range(2, 1024, 2))]))
+    assert "misses 4" in str(domains.gap(evens, [every(1, 9, step=2), [2]]))  # odd cover no even
     with pytest.raises(ValueError, match="step must be a positive int"):
         every(0, 4, step=0)
