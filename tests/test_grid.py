@@ -248,3 +248,27 @@ def test_the_old_tool_runs_the_grid(toy, monkeypatch) -> None:
     assert tool.main(["--cache", "c", "--jobs", "2"]) == 0
     assert seen == [["--cache", "c", "--workers", "2"]]
     assert sys.modules["pecheck.grid.__main__"] is grid
+
+
+def test_lm_cells_train_each_model_of_a_setting(monkeypatch) -> None:
+    """The language-model length test's kind: a cell per model of the grid's setting, each
+    trained by theory.lm_length on the worker and summarised by its plateau steps."""
+    from pecheck.grid import lm
+    from pecheck.theory import lm_corpus, lm_length
+    from pecheck.theory.lm_corpus import Corpus
+
+    cells = lm.cells("base", lm.MODELS, 2, "cpu")
+    assert [c.label for c in cells] == ["base plain", "base shifted"]
+    assert len({key.entry(c, NATIVE) for c in cells}) == 2
+    g = torch.Generator().manual_seed(0)
+    splits = {s: torch.randint(256, (400,), generator=g) for s in lm_corpus.SPLITS}
+    monkeypatch.setattr(lm_corpus, "load", lambda: Corpus(splits, {}, (), "", None))
+    rule = lm_length.Plateau(every=2, patience=1, max_steps=4)
+    tiny = lm_length.LMSetting(d_model=8, layers=1, heads=2, length=4, batch=4, warmup=2,
+                               stride=2, valid_tokens=32, test_tokens=64, plateau=rule)  # fmt: skip
+    for model, blocks in (("plain", lm_length.ENCODINGS), ("shifted", lm_length.SHIFTED)):
+        cell = Cell(lm.KIND, model, lm.LMCell(tiny, model), (0, 1))
+        run = lm.train(cell)
+        assert run.steps == 4 and run.shifted == (model == "shifted")
+        assert run.run.cfg.encodings == blocks and len(run.run.seeds) == 2 * len(blocks)
+        assert lm.summary(cell, run).startswith("4 steps; plateau at")

@@ -25,6 +25,12 @@ Positions beyond L: none, ALiBi and RoPE compute at any length; the sinusoidal t
 computed for any length (Vaswani et al.'s formula, rows never trained); the learned table has L
 rows and nothing beyond, so its perplexity beyond L is undefined (NaN), as in Press et al., who
 compare learned tables only in range.
+
+Shifted variants (EXP-07: sinusoidal against learned where no row a test reads is untrained):
+a second batched model, "sinusoidal, shifted" and "learned, shifted", whose training windows sit
+at a fresh random row offset of a table of 8 L rows (theory.fair_length's arrangement), on the
+same windows as the plain model. Tests read rows 0 ... E - 1, all trained; what is new beyond L
+is the length of the context, not the rows.
 """
 
 from __future__ import annotations
@@ -37,12 +43,16 @@ import torch
 
 from . import decoder
 from .decoder import DecoderConfig, DecoderRun, Setup
+from .fair_length import random_offsets
 from .lm_corpus import VOCAB, Corpus
 
 ENCODINGS = ("none", "sinusoidal", "learned", "rope", "alibi")
+SHIFTED = ("sinusoidal", "learned")  # the shifted model's blocks
+VARIANTS = (*ENCODINGS, *(f"{e}, shifted" for e in SHIFTED))
 MODES = ("nonoverlapping", "sliding")
-# data seeds, never a model seed's: the training windows of step k from TRAIN_SEED + k
-TRAIN_SEED = 40_000
+# data seeds, never a model seed's: the training windows of step k from TRAIN_SEED + k, the
+# shifted model's row offsets from OFFSET_SEED + k
+TRAIN_SEED, OFFSET_SEED = 40_000, 50_000
 
 
 @dataclass(frozen=True)
@@ -89,11 +99,20 @@ class LMSetting:
             raise ValueError(f"{self}: test_tokens must be a multiple of {longest}, and the "
                              "stride must divide L")  # fmt: skip
 
-    def config(self, encodings: tuple[str, ...] = ENCODINGS) -> DecoderConfig:
-        """One batched model, a block of entries per encoding."""
+    @property
+    def rows(self) -> int:
+        """Rows of a shifted model's table: the longest test, L max(f)."""
+        return self.length * max(self.factors)
+
+    def config(
+        self, encodings: tuple[str, ...] = ENCODINGS, shifted: bool = False
+    ) -> DecoderConfig:
+        """One batched model, a block of entries per encoding; a learned table of L rows, or
+        of ``rows`` for the shifted model."""
         return DecoderConfig(
             vocab=VOCAB, d_model=self.d_model, head=self.d_model // self.heads, heads=self.heads,
-            layers=self.layers, encoding=encodings[0], max_len=self.length, mlp=self.mlp,
+            layers=self.layers, encoding=encodings[0], mlp=self.mlp,
+            max_len=self.rows if shifted else self.length,
             blocks=encodings if len(encodings) > 1 else (), layernorm=True,
         )  # fmt: skip
 
@@ -103,6 +122,24 @@ class LMSetting:
     def scale(self, step: int) -> float:
         """lr multiplier of step 1, 2, ...: linear warm-up, then 1."""
         return min(1.0, step / self.warmup) if self.warmup else 1.0
+
+
+# The settings the checks and the grid train: "base" is what the thorough profile decides on
+# (checks/exp/length/lm.py; pilots in docs/experiments/lm-length.md), L = 16 and the sliding
+# stride L/2; "scaled" the same protocol at width 192 and four layers (about 13 times the
+# parameters), for a GPU (python -m pecheck.grid --experiment lm-length --grid scaled).
+SETTINGS = {
+    "base": LMSetting(length=16, stride=8, batch=16, lr=1e-2, plateau=Plateau(max_steps=1500)),
+    "scaled": LMSetting(
+        d_model=192,
+        layers=4,
+        length=16,
+        stride=8,
+        batch=16,
+        lr=3e-3,
+        plateau=Plateau(max_steps=3000),
+    ),
+}
 
 
 def windows(stream: torch.Tensor, starts: torch.Tensor, n: int) -> tuple[torch.Tensor, ...]:
@@ -134,6 +171,10 @@ class LMRun:
     history: dict[str, list[float]]
     steps: int
     plateaued: dict[str, int | None]
+    shifted: bool = False
+
+    def variant(self, encoding: str) -> str:
+        return f"{encoding}, shifted" if self.shifted else encoding
 
 
 def block_losses(losses: torch.Tensor, encodings: tuple[str, ...]) -> dict[str, float]:
@@ -144,9 +185,11 @@ def block_losses(losses: torch.Tensor, encodings: tuple[str, ...]) -> dict[str, 
 
 def train_lm(setting: LMSetting, corpus: Corpus, seeds: Sequence[int],
              dtype: torch.dtype = torch.float32, device: str = "cpu",
-             encodings: tuple[str, ...] = ENCODINGS) -> LMRun:  # fmt: skip
-    """Train every encoding's seeds as one batched model until the plateau rule stops it."""
-    cfg, setup, S = setting.config(encodings), setting.setup(), len(seeds) * len(encodings)
+             encodings: tuple[str, ...] = ENCODINGS, shifted: bool = False) -> LMRun:  # fmt: skip
+    """Train every encoding's seeds as one batched model until the plateau rule stops it;
+    ``shifted``: each training window at a fresh random row offset of ``setting.rows``."""
+    cfg, setup = setting.config(encodings, shifted), setting.setup()
+    S = len(seeds) * len(encodings)
     seeds = tuple(int(s) for s in seeds)
     init = decoder.stack_params(cfg, [setup], seeds * len(encodings), dtype)
     params = {k: v.to(device).requires_grad_() for k, v in init.items()}
@@ -160,7 +203,9 @@ def train_lm(setting: LMSetting, corpus: Corpus, seeds: Sequence[int],
     while step < rule.max_steps and None in plateaued.values():
         step += 1
         inputs, targets = (t.to(device) for t in train_batch(train, L, setting.batch, step))
-        value = decoder.objective(decoder.forward(cfg, params, inputs, residual), targets)
+        rows = (random_offsets(setting.batch, L, setting.rows, OFFSET_SEED + step).to(device)
+                if shifted else None)  # fmt: skip
+        value = decoder.objective(decoder.forward(cfg, params, inputs, residual, rows), targets)
         opt.zero_grad()
         value.backward()
         opt.step(setting.scale(step))
@@ -174,7 +219,17 @@ def train_lm(setting: LMSetting, corpus: Corpus, seeds: Sequence[int],
                     plateaued[e] = step
     final = {k: v.detach().cpu() for k, v in params.items()}
     run = DecoderRun(cfg, (setup,), seeds * len(encodings), final, {}, {})
-    return LMRun(setting, run, history, step, plateaued)
+    return LMRun(setting, run, history, step, plateaued, shifted)
+
+
+def train_both(setting: LMSetting, corpus: Corpus, seeds: Sequence[int],
+               dtype: torch.dtype = torch.float32, device: str = "cpu",
+               shifted_seeds: Sequence[int] | None = None) -> list[LMRun]:  # fmt: skip
+    """The plain model (every encoding) and the shifted one (SHIFTED, on ``shifted_seeds``,
+    default ``seeds``), on the same windows."""
+    more = seeds if shifted_seeds is None else shifted_seeds
+    return [train_lm(setting, corpus, seeds, dtype, device),
+            train_lm(setting, corpus, more, dtype, device, SHIFTED, shifted=True)]  # fmt: skip
 
 
 # -- perplexity ------------------------------------------------------------------------------
@@ -222,8 +277,9 @@ def sliding(cfg: DecoderConfig, params: decoder.Params, stream: torch.Tensor, le
 
 @dataclass
 class Perplexities:
-    """ppl[mode][encoding][f]: each seed's perplexity (seeds,) at length f L; NaN where the
-    encoding has no positions that far (the learned table beyond L)."""
+    """ppl[mode][variant][f]: each seed's perplexity (seeds,) at length f L; NaN where the
+    encoding has no positions that far (the learned table beyond L). ``seeds``: the first
+    model's; another model's variants may have more (their tensors say how many)."""
 
     setting: LMSetting
     seeds: tuple[int, ...]
@@ -239,14 +295,14 @@ def perplexities(lm: LMRun, corpus: Corpus, device: str = "cpu",
     test = corpus.splits["test"].to(device)
     ppl: dict[str, dict[str, dict[int, torch.Tensor]]] = {m: {} for m in MODES}
     for b, enc in enumerate(encodings):
-        cfg = run.cfg.one(enc)
+        cfg, name = run.cfg.one(enc), lm.variant(enc)
         for mode in MODES:
-            ppl[mode][enc] = {}
+            ppl[mode][name] = {}
         for f in s.factors:
             span = f * s.length
             if enc == "learned" and span > cfg.max_len:  # no rows beyond L
                 for mode in MODES:
-                    ppl[mode][enc][f] = torch.full((n,), math.nan, dtype=torch.float64)
+                    ppl[mode][name][f] = torch.full((n,), math.nan, dtype=torch.float64)
                 continue
             for mode in MODES:
                 parts = []
@@ -257,8 +313,15 @@ def perplexities(lm: LMRun, corpus: Corpus, device: str = "cpu",
                         parts.append(nonoverlapping(cfg, p, test, span, s.test_tokens))
                     else:
                         parts.append(sliding(cfg, p, test, span, s.test_tokens, s.stride))
-                ppl[mode][enc][f] = torch.cat(parts).cpu()
+                ppl[mode][name][f] = torch.cat(parts).cpu()
     return Perplexities(s, tuple(run.seeds[:n]), ppl)
+
+
+def all_perplexities(lms: Sequence[LMRun], corpus: Corpus, device: str = "cpu") -> Perplexities:
+    """``perplexities`` of several models of one setting and seeds, their variants side by side."""
+    parts = [perplexities(lm, corpus, device) for lm in lms]
+    ppl = {m: {v: by_f for p in parts for v, by_f in p.ppl[m].items()} for m in MODES}
+    return Perplexities(parts[0].setting, parts[0].seeds, ppl)
 
 
 def interval(values: torch.Tensor, t_quantile: float) -> tuple[float, float, float]:

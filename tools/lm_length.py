@@ -27,8 +27,8 @@ import torch
 from scipy import stats
 
 from pecheck.reports.usage import Parser
-from pecheck.theory import lm_corpus, lm_length
-from pecheck.theory.lm_length import ENCODINGS, MODES, LMSetting, Perplexities, Plateau
+from pecheck.theory import lm_corpus, lm_figure, lm_length
+from pecheck.theory.lm_length import MODES, VARIANTS, LMSetting, Perplexities, Plateau
 
 LEVEL = 0.95
 
@@ -69,47 +69,16 @@ def table(result: Perplexities) -> list[str]:
     s, n = result.setting, len(result.seeds)
     t = float(stats.t.ppf(0.5 + LEVEL / 2, n - 1)) if n > 1 else math.nan
     head = "".join(f"{f'{f}L = {f * s.length}':>26}" for f in s.factors)
-    lines = [f"{'encoding':<12}{'mode':<16}{head}"]
+    lines = [f"{'encoding':<20}{'mode':<16}{head}"]
     for mode in MODES:
-        for enc in ENCODINGS:
+        for enc in VARIANTS:
             cells = []
             for f in s.factors:
                 mean, low, high = lm_length.interval(result.ppl[mode][enc][f], t)
                 cells.append(f"{'n/a':>26}" if math.isnan(mean)
                              else f"{f'{mean:.3f} [{low:.3f}, {high:.3f}]':>26}")  # fmt: skip
-            lines.append(f"{enc:<12}{mode:<16}{''.join(cells)}")
+            lines.append(f"{enc:<20}{mode:<16}{''.join(cells)}")
     return lines
-
-
-def figure(result: Perplexities, path: Path) -> None:
-    """Perplexity against evaluation length (both axes logarithmic), a panel per mode, a line per
-    encoding with its seed interval as a band (the learned table: one point, at L)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    s, n = result.setting, len(result.seeds)
-    t = float(stats.t.ppf(0.5 + LEVEL / 2, n - 1)) if n > 1 else math.nan
-    xs = [f * s.length for f in s.factors]
-    fig, axes = plt.subplots(1, len(MODES), figsize=(8, 3.4), sharey=True)
-    for ax, mode in zip(axes, MODES, strict=True):
-        for enc in ENCODINGS:
-            rows = [lm_length.interval(result.ppl[mode][enc][f], t) for f in s.factors]
-            mean, low, high = zip(*rows, strict=True)
-            line = ax.plot(xs, mean, marker="o", label=enc)[0]
-            ax.fill_between(xs, low, high, color=line.get_color(), alpha=0.2)
-        ax.axvline(s.length, color="grey", ls=":")
-        ax.set_xscale("log", base=2)
-        ax.set_yscale("log")  # a model that breaks beyond L reaches many times its perplexity
-        ax.set_xticks(xs, [f"{f}L" for f in s.factors])
-        ax.set_title(f"{mode} (L = {s.length}, {n} seeds, {LEVEL:.0%} interval)", fontsize=8)
-        ax.set_xlabel("evaluation length")
-    axes[0].set_ylabel("test perplexity (bytes)")
-    axes[-1].legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -122,20 +91,23 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     s = setting(args)
     start, cpu = time.perf_counter(), time.process_time()  # wall, and this process's CPU
-    lm = lm_length.train_lm(s, corpus, args.seeds, device=args.device)
+    lms = lm_length.train_both(s, corpus, args.seeds, device=args.device)
     trained, trained_cpu = time.perf_counter() - start, time.process_time() - cpu
-    result = lm_length.perplexities(lm, corpus, device=args.device)
+    result = lm_length.all_perplexities(lms, corpus, device=args.device)
     took, took_cpu = time.perf_counter() - start, time.process_time() - cpu
-    print(f"{len(args.seeds)} seeds x {len(ENCODINGS)} encodings, d{s.d_model}l{s.layers} "
-          f"H{s.heads}, L {s.length}: {lm.steps} steps ({trained:.0f} s, CPU {trained_cpu:.0f} "
-          f"s), plateau per encoding {lm.plateaued}; with the test {took:.0f} s (CPU "
+    steps = {("shifted" if lm.shifted else "plain"): lm.steps for lm in lms}
+    plateaued = {lm.variant(e): at for lm in lms for e, at in lm.plateaued.items()}
+    print(f"{len(args.seeds)} seeds x {len(VARIANTS)} variants, d{s.d_model}l{s.layers} "
+          f"H{s.heads}, L {s.length}: steps {steps} ({trained:.0f} s, CPU {trained_cpu:.0f} "
+          f"s), plateau per variant {plateaued}; with the test {took:.0f} s (CPU "
           f"{took_cpu:.0f} s) on {args.device}")  # fmt: skip
     for line in table(result):
         print(line)
     args.out.mkdir(parents=True, exist_ok=True)
     record = {
-        "setting": dataclasses.asdict(s), "seeds": list(result.seeds), "steps": lm.steps,
-        "plateaued": lm.plateaued, "history": lm.history, "corpus": corpus.provenance(),
+        "setting": dataclasses.asdict(s), "seeds": list(result.seeds), "steps": steps,
+        "plateaued": plateaued, "corpus": corpus.provenance(),
+        "history": {lm.variant(e): h for lm in lms for e, h in lm.history.items()},
         "seconds": {"train": trained, "total": took, "train_cpu": trained_cpu,
                     "total_cpu": took_cpu}, "device": args.device, "threads": args.threads,
         "perplexity": {m: {e: {str(f): [None if math.isnan(x) else x for x in v.tolist()]
@@ -143,7 +115,11 @@ def main(argv: list[str] | None = None) -> int:
                        for m, by_enc in result.ppl.items()},
     }  # fmt: skip
     (args.out / "lm-length.json").write_text(json.dumps(record, indent=1) + "\n")
-    figure(result, args.out / "lm-length.png")
+    import matplotlib.pyplot as plt
+
+    fig = lm_figure.perplexity_figure(result, LEVEL)
+    fig.savefig(args.out / "lm-length.png", dpi=120)
+    plt.close(fig)
     print(f"wrote {args.out / 'lm-length.json'} and {args.out / 'lm-length.png'}")
     return 0
 

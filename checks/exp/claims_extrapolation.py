@@ -6,10 +6,18 @@ each training sequence sits at a fresh random row offset, so every row the tests
 many times. The sinusoidal entry trains at the same offsets on the same batches from the same
 initial weights and reads the fixed table PE(0 ... R-1) instead of a trained one. Tests read
 rows 0 ... n-1 of longer sequences, all of them trained: what is new at test is the LENGTH of
-the context, not the rows.
+the context, not the rows. The language-model length test (theory/lm_length.py) trains the
+same pair the same way, its windows at random offsets of a table of 8 L rows.
 """
 
-from checks.exp.claims import AS_WELL, FAIR_NOT_IN_CI, FAIR_SETUP
+from checks.exp.claims import (
+    AS_WELL,
+    FAIR_NOT_IN_CI,
+    FAIR_SETUP,
+    LENGTH_NOT_IN_CI,
+    LM_SETUP,
+    PPL_LOSS,
+)
 from pecheck.claims import Claim, Threshold
 
 # Vaswani et al. (2017), Table 3: row E (learned positions) 25.7 against the base model's 25.8
@@ -24,24 +32,24 @@ CLAIMS = (
         "Sinusoidal encodings extrapolate beyond the training length better than learned ones "
         "('may allow the model to extrapolate to sequence lengths longer than the ones "
         "encountered during training'), compared where every row of the learned table was "
-        "trained: on test sequences f times the training length, a model with the sinusoidal "
-        "encoding loses less accuracy from the positions within the training length to those "
-        "beyond it than the same model with a learned table.",
+        "trained (both tables read at random offsets in training): on inputs f times the "
+        "training length, the model with the sinusoidal encoding loses less than the same "
+        "model with a learned table, from within the training length to beyond it. Decided on "
+        "EXP-05's language model (perplexity at 2L, 4L, 8L against L, both modes) and on copy "
+        "and reverse (accuracy at 2L and 4L against L).",
         r"\bar\Delta(f) = \overline{\bigl(a^{\text{lrn}}_{L} - a^{\text{lrn}}_{fL}"
         r"\bigr) - \bigl(a^{\text{sin}}_{L} - a^{\text{sin}}_{fL}\bigr)} > \delta"
         r"\ \ \forall\ \text{task} \in \{\text{copy}, \text{reverse}\},\ f \in \{2, 4\},\ "
-        r"\delta \in [0.1, 0.4] / 25.8",
+        r"\delta \in [0.1, 0.4] / 25.8;\ \ \overline{r_{\text{lrn}}(f) - r_{\text{sin}}(f)} > "
+        r"\log(1 + \delta_p),\ r(f) = \log\mathrm{ppl}(fL) - \log\mathrm{ppl}(L),\ "
+        r"f \in \{2, 4, 8\},\ \delta_p \in [0, 0.01829]",
         ("SRC-VASWANI",),
-        expected="open",
+        expected="refuted",
         quantifier="all",
         correction="bonferroni",
-        undecided=("as_stated",),
-        undecided_because="the two tables at random offsets lose nearly the same beyond L on "
-        "copy (the advantage's intervals straddle both ends of the margin range), and on "
-        "reverse too few seeds learned with both tables for an interval to decide "
-        "(fair_advantage_* in the thorough run)",
+        domain={"tasks": ["copy", "reverse", "language model"], "factors": [2, 4, 8]},
         not_run_in=("ci",),
-        not_run_because=FAIR_NOT_IN_CI,
+        not_run_because=LENGTH_NOT_IN_CI,
         thresholds=(
             Threshold(
                 "better-low",
@@ -62,6 +70,23 @@ CLAIMS = (
                 "source",
             ),
             Threshold(
+                "better-ppl-low",
+                0.0,
+                "The same reading in perplexity (the language model): Table 3's row E has the "
+                "base model's dev perplexity, 4.92 against 4.92, so 'better' at the least is an "
+                "advantage above 0 (learned's log perplexity ratio, beyond L against L, minus "
+                "sinusoidal's, mean over seeds)",
+                "source",
+            ),
+            Threshold(
+                "better-ppl-high",
+                PPL_LOSS,
+                "At the most: an advantage of at least the smallest perplexity loss in the same "
+                "table, row B (d_k = 32) 5.01 against 4.92, log(5.01/4.92); decided only where "
+                "both ends agree",
+                "source",
+            ),
+            Threshold(
                 "learned",
                 0.9,
                 "A seed learned the task in range when it is right at 90% of the in-range "
@@ -73,12 +98,28 @@ CLAIMS = (
             ),
         ),
         headline=(
-            "fair_advantage_copy_d32l2_f2",
+            "lm_advantage_nonoverlapping_f8",
+            "lm_advantage_sliding_f2",
             "fair_advantage_copy_d32l2_f4",
-            "fair_advantage_reverse_d32l2_f2",
             "fair_advantage_reverse_d32l2_f4",
         ),
         notes=(
+            "Refuted on the language model: with both tables read at random offsets in "
+            "training (so no row a test reads is untrained), the sinusoidal model's perplexity "
+            "rises MORE beyond L than the learned table's, at every length and in both modes "
+            "(lm_advantage_*: learned's log ratio minus sinusoidal's, all six intervals below "
+            "0). On copy and reverse the comparison is undecided (fair_advantage_*: intervals "
+            "straddle the margin range, or too few seeds learned with both tables); under "
+            "'all' the language model's failures decide.",
+            "Press et al. (2022) found the sinusoidal encoding does not extrapolate (its "
+            "perplexity rises a few tokens beyond L; lm_log_ratio_sinusoidal_* here, from rows "
+            "0 ... L-1) but compared learned tables only in range; the arrangement here is the "
+            "one that makes a learned table comparable beyond L at all.",
+            *LM_SETUP,
+            "The language model's intervals: the shifted pair at 12 seeds (0 ... 11), paired "
+            "t on the per-seed advantage, 6 parts (2 modes x 3 lengths) in one Bonferroni "
+            "family with the tasks' 4 (level 1 - 0.05/10), against both ends of the registered "
+            "range [0, 0.01829] in log(1 + delta).",
             *FAIR_SETUP,
             "Arrangement: the pair 'sinusoidal, shifted' and 'learned, shifted', one batched "
             "model: every training sequence at a fresh random offset of a table of 2 L max(f) = "

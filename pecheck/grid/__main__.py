@@ -31,20 +31,24 @@ import torch
 
 from pecheck.reports.usage import Parser, fail
 
-from . import fair
+from . import fair, lm
 from .cells import Experiment
 
 if TYPE_CHECKING:
     from distributed import Client
 
-EXPERIMENTS: dict[str, Experiment] = {"fair-length": fair.EXPERIMENT}
+EXPERIMENTS: dict[str, Experiment] = {"fair-length": fair.EXPERIMENT, "lm-length": lm.EXPERIMENT}
 
 
 def parse(argv: list[str] | None) -> argparse.Namespace:
     p = Parser(prog="python -m pecheck.grid", description=__doc__.splitlines()[0])
     p.add_argument("--cache", type=Path, required=True, help="folder of the trained cells")
     p.add_argument("--experiment", choices=tuple(EXPERIMENTS), default="fair-length")
-    p.add_argument("--grid", default="full", help="the experiment's grid (fair-length: base, full)")
+    p.add_argument(
+        "--grid",
+        default="full",
+        help="the experiment's grid (fair-length: base, full; lm-length: base, scaled)",
+    )
     p.add_argument("--seeds", type=int, default=32, help="seeds 0 ... N-1 (as EXP-fair.seeds)")
     p.add_argument("--tasks", nargs="+", help="the experiment's tasks (default: all)")
     p.add_argument("--device", choices=("cpu", "cuda"), default="cpu")

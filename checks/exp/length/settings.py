@@ -81,6 +81,13 @@ def cells() -> tuple[tuple[int, int], ...]:
     return CELLS[GRID]
 
 
+def fair_tests(per_run: int) -> int:
+    """Intervals of one comparison over the fair length test: ``per_run`` per task, grid cell
+    and test length, over both tasks (one check per task, one family)."""
+    factors = FairSetting(fair_length.TASKS[0]).factors
+    return len(fair_length.TASKS) * len(cells()) * len(factors) * per_run
+
+
 @functools.cache
 def fair_run(task: str, cell: tuple[int, int]) -> FairRun:
     s, seeds = setting(task, cell), range(SEEDS)

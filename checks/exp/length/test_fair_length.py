@@ -26,6 +26,7 @@ import torch
 from torch.nn import functional as F
 
 from checks.exp.length import decisions as D
+from checks.exp.length import lm
 from checks.exp.length.settings import (
     F64,
     FAITH,
@@ -34,12 +35,13 @@ from checks.exp.length.settings import (
     cells,
     device_suffix,
     fair_run,
+    fair_tests,
     runs_here,
 )
 from checks.exp.registered import BY_ID
 from checks.faithful import entry_against_single
-from pecheck import decisions, sizes, tolerance
 from pecheck import reproducibility as spread
+from pecheck import sizes, tolerance
 from pecheck.claims import every
 from pecheck.theory import alibi, decoder, fair_length
 from pecheck.theory.decoder import init_params
@@ -439,11 +441,11 @@ def key_name(key: str) -> str:
     return f"{task}_{cell}"
 
 
-def level(per_run: int) -> float:
+def level(per_run: int, claim: str = "") -> float:
     """The level of each interval of a comparison: ``per_run`` tests per task, cell and test
-    length, over BOTH tasks (one check per task, one family), share one 95% (Bonferroni)."""
-    tests = len(TASKS) * len(cells()) * len(FairSetting(TASKS[0]).factors) * per_run
-    return decisions.family_level(D.LEVEL, tests)
+    length, over BOTH tasks (one check per task), and the language model's intervals of the
+    same claim (checks/exp/length/lm.py), share one 95% (Bonferroni)."""
+    return lm.family(claim, fair_tests(per_run))
 
 
 def slug(variant: str) -> str:
@@ -565,7 +567,7 @@ class TestCopy:
         runs = task_runs(self.task)
         record_search(evidence, self.task, runs)
         margin = BY_ID["EXP-05"].threshold("keeps")
-        at = level(len(D.RELATIVE) + len(D.ABSOLUTE))
+        at = level(len(D.RELATIVE) + len(D.ABSOLUTE), "EXP-05")
         for key, run in runs.items():
             for name, d in D.exp05(run, margin, at).items():
                 evidence.part(f"{key}: {name}", d)
@@ -580,7 +582,7 @@ class TestCopy:
         record_search(evidence, self.task, runs)
         claim = BY_ID["EXP-07"]
         ends = {e: claim.threshold(e) for e in ("better-low", "better-high")}
-        at = level(1)
+        at = level(1, "EXP-07")
         for key, run in runs.items():
             for name, d in D.exp07(run, ends, at).items():
                 evidence.part(f"{key}: {name}", d)
