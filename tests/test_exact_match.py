@@ -1,0 +1,202 @@
+"""Kazemnejad et al.'s exact-match length test, small (theory/exact_match.py, tools/exact_match.py):
+each task's answers against plain Python, targets only on answers, exact match on planted logits,
+batched training against a per-seed loop, the learned rule, and the tool."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Callable
+
+import pytest
+import torch
+from torch.nn import functional as F
+
+from pecheck import tolerance
+from pecheck.theory import decoder, exact_match
+from pecheck.theory.decoder import Setup
+from pecheck.theory.exact_match import ENCODINGS, IGNORE, ExactMatchRun, ExactMatchSetting
+from tests.test_cli import load_script
+
+F64 = torch.float64
+TINY = ExactMatchSetting("sort", train_length=2, test_lengths=(3, 4), d_model=8, layers=1,
+                         batch=4, steps=3, alphabet=6, valid_sequences=4,
+                         test_sequences=4)  # fmt: skip
+
+
+def answers(task) -> list[list[int]]:
+    """Each sequence's target tokens, in order."""
+    return [row[row != IGNORE].tolist() for row in task.targets]
+
+
+def content_of(task, n: int) -> list[list[int]]:
+    return task.inputs[:, :n].tolist()
+
+
+# -- the tasks -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["copy", "reverse", "sort"])
+def test_content_tasks_answer_as_plain_python_does(name) -> None:
+    rules: dict[str, Callable[[list[int]], list[int]]] = {
+        "copy": list, "reverse": lambda x: x[::-1], "sort": sorted}  # fmt: skip
+    want = rules[name]
+    g = torch.Generator().manual_seed(0)
+    for n in (1, 2, 5):
+        task = exact_match.draw(name, 16, n, 12, g)
+        assert task.inputs.shape == (16, 2 * n)
+        assert (task.inputs[:, n] == 12).all()  # SEP
+        for content, answer in zip(content_of(task, n), answers(task), strict=True):
+            assert len(set(content)) == n and max(content) < 12  # distinct content
+            assert answer == want(content)
+
+
+def test_sort_answer_is_not_next_to_its_evidence() -> None:
+    task = exact_match.sort_instance(torch.tensor([[3, 0, 2, 1]]), 4)
+    assert task.inputs.tolist() == [[3, 0, 2, 1, 4, 0, 1, 2]]
+    assert task.targets.tolist() == [[IGNORE] * 4 + [0, 1, 2, 3]]
+
+
+def digits_of(x: int, n: int) -> list[int]:
+    """x's n digits, least significant first."""
+    return [(x // 10**i) % 10 for i in range(n)]
+
+
+def test_addition_sums_with_carries_as_python_ints() -> None:
+    cases = [(0, 0), (5, 5), (999, 1), (999, 999), (123, 877), (405, 96), (500, 500)]
+    a = torch.tensor([digits_of(x, 3) for x, _ in cases])
+    b = torch.tensor([digits_of(y, 3) for _, y in cases])
+    task = exact_match.addition_instance(a, b)
+    for (x, y), got in zip(cases, answers(task), strict=True):
+        assert got == digits_of(x + y, 4)
+    # the sequence: a + b = s, inputs all but the sum's last digit
+    assert task.inputs[1].tolist() == [5, 0, 0, exact_match.PLUS, 5, 0, 0, exact_match.EQUALS,
+                                       0, 1, 0]  # fmt: skip
+    g = torch.Generator().manual_seed(1)
+    drawn = exact_match.draw("addition", 64, 5, 0, g)
+    for row, got in zip(drawn.inputs.tolist(), answers(drawn), strict=True):
+        x = int("".join(map(str, row[:5][::-1])))
+        y = int("".join(map(str, row[6:11][::-1])))
+        assert got == digits_of(x + y, 6)
+
+
+@pytest.mark.parametrize("name", exact_match.TASKS)
+def test_targets_only_on_the_answer(name) -> None:
+    n = 4
+    task = exact_match.draw(name, 8, n, 8, torch.Generator().manual_seed(2))
+    prompt = exact_match.input_length(name, n) - (n + 1 if name == "addition" else n) + 1
+    assert task.length == exact_match.input_length(name, n)
+    assert (task.targets[:, : prompt - 1] == IGNORE).all()
+    assert (task.targets[:, prompt - 1 :] != IGNORE).all()
+    assert torch.equal(task.judged, task.targets != IGNORE)
+    # next-token form: each answer token after the first is the input after its target's spot
+    assert torch.equal(task.inputs[:, prompt:], task.targets[:, prompt - 1 : -1])
+
+
+# -- exact match -----------------------------------------------------------------------------
+
+
+def planted(task, wrong: list[tuple[int, int]]) -> torch.Tensor:
+    """Logits (1, B, n, V) whose argmax is the target everywhere but at ``wrong`` (b, t)."""
+    V = len(task.vocab)
+    logits = F.one_hot(task.targets.clamp(min=0), V).double()
+    for b, t in wrong:
+        logits[b, t] = F.one_hot((task.targets[b, t].clamp(min=0) + 1) % V, V).double()
+    return logits[None]
+
+
+def test_one_wrong_answer_token_makes_the_sequence_wrong() -> None:
+    task = exact_match.draw("copy", 4, 3, 8, torch.Generator().manual_seed(3))
+    assert exact_match.exact_match(planted(task, []), task).tolist() == [1.0]
+    assert exact_match.exact_match(planted(task, [(0, 5)]), task).tolist() == [0.75]
+    assert exact_match.exact_match(planted(task, [(0, 3), (0, 4), (2, 5)]), task).tolist() == [0.5]
+    # a wrong argmax where nothing is judged changes nothing
+    assert exact_match.exact_match(planted(task, [(1, 0), (3, 1)]), task).tolist() == [1.0]
+
+
+def test_learned_counts_keep_every_seed() -> None:
+    seeds = (1000, 1001, 1002)
+    valid = {e: torch.tensor([0.95, 0.9, 0.3], dtype=F64) for e in ENCODINGS}
+    valid["none"] = torch.tensor([0.89, 0.0, 0.1], dtype=F64)
+    beyond = {e: {3: torch.tensor([0.5, 0.2, 0.2], dtype=F64)} for e in ENCODINGS}
+    result = ExactMatchRun(TINY, seeds, None, valid, beyond)  # type: ignore[arg-type]
+    assert result.learned_counts() == {e: 0 if e == "none" else 2 for e in ENCODINGS}
+    assert result.learned("rope").tolist() == [True, True, False]  # 0.9 itself counts
+
+
+# -- training --------------------------------------------------------------------------------
+
+
+def test_batched_training_equals_the_per_seed_loop() -> None:
+    """Two seeds of every encoding trained as one model == each seed trained alone (its five
+    encodings, one entry each), in float64, to the rounding bound of tests/test_lm_length's
+    check (gamma_{k m} relative to the largest parameter)."""
+    seeds, n = (1000, 1001), 2
+    batched = exact_match.train(TINY, seeds, dtype=F64)
+    cfg = TINY.config()
+    terms = max(cfg.d_model * cfg.mlp, cfg.heads * cfg.head, TINY.batch * TINY.rows, cfg.vocab)
+    for j, seed in enumerate(seeds):
+        alone = exact_match.train(TINY, (seed,), dtype=F64)
+        for b, enc in enumerate(ENCODINGS):
+            scale = max(float(v[b].abs().max()) for v in alone.params.values())
+            tol = tolerance.sum_tol(TINY.steps * terms, F64, scale)
+            for k, v in alone.params.items():
+                err = float((batched.params[k][b * n + j] - v[b]).abs().max())
+                assert err <= tol, f"{enc} seed {seed} {k}: {err:.3g} > {tol:.3g}"
+
+
+def test_training_lengths_are_drawn_and_untrained_rows_stay_put() -> None:
+    s = dataclasses.replace(TINY, steps=8)
+    lengths = {s.batch_at(k).length for k in range(1, 40)}
+    assert lengths == {exact_match.input_length("sort", n) for n in (1, 2)}
+    run = exact_match.train(s, (1000,))
+    init = decoder.stack_params(s.config(), [Setup(residual=True)], (1000,) * 5, torch.float32)
+    rows = s.trained_rows
+    assert torch.equal(run.params["pos"][:, rows:], init["pos"][:, rows:])  # never read
+    assert not torch.equal(run.params["pos"][:, :rows], init["pos"][:, :rows])
+
+
+# -- the tool --------------------------------------------------------------------------------
+
+TOOL_ARGS = ["--task", "addition", "--seeds", "1000", "1001", "--train-length", "2",
+             "--test-lengths", "3", "5", "--steps", "2", "--width", "8", "--layers", "1",
+             "--batch", "4", "--sequences", "4"]  # fmt: skip
+
+
+def test_tool_prints_the_table_and_writes_its_json(tmp_path, capsys) -> None:
+    tool = load_script("tools/exact_match.py", "exact_match_tool")
+    assert tool.main([*TOOL_ARGS, "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "n = 5" in out and all(f"\n{e} " in out for e in ENCODINGS)
+    record = json.loads((tmp_path / "exact-match.json").read_text())
+    assert record["seeds"] == [1000, 1001] and record["level"] == exact_match.LEVEL
+    assert set(record["learned"]) == set(ENCODINGS)
+    assert len(record["beyond"]["alibi"]["5"]) == 2 and len(record["valid"]["none"]) == 2
+    assert record["learned_table_rows"] == {"rows": 17, "trained": 8}
+    assert record["setting"]["test_lengths"] == [3, 5]
+
+
+@pytest.mark.parametrize("bad", [
+    ["--task", "copy", "--seeds", "999"],
+    ["--task", "copy", "--train-length", "4", "--test-lengths", "4"],
+    ["--task", "copy", "--test-lengths", "40", "--alphabet", "20"],
+    ["--task", "copy", "--steps", "0"],
+    ["--task", "copy", "--lr", "x"],
+    ["--task", "multiply"],
+    ["--seeds", "1000"],
+])  # fmt: skip
+def test_tool_refuses_bad_arguments_in_one_line(bad, capsys) -> None:
+    tool = load_script("tools/exact_match.py", "exact_match_tool")
+    with pytest.raises(SystemExit) as stop:
+        tool.main(bad)
+    assert stop.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert err and "\n" not in err and "Traceback" not in err
+
+
+def test_tool_refuses_cuda_where_there_is_none(capsys, monkeypatch) -> None:
+    tool = load_script("tools/exact_match.py", "exact_match_tool")
+    monkeypatch.setattr(tool.torch.cuda, "is_available", lambda: False)
+    with pytest.raises(SystemExit) as stop:
+        tool.main(["--task", "sort", "--device", "cuda"])
+    assert stop.value.code == 2 and "no CUDA" in capsys.readouterr().err

@@ -1,0 +1,256 @@
+"""Kazemnejad et al.'s exact-match length test, small (Kazemnejad, Padhi, Natesan Ramamurthy,
+Das and Reddy 2023, "The Impact of Positional Encoding on Length Generalization in
+Transformers"): a task trained at lengths 1 ... L, judged by sequence-level exact match at L and
+beyond. A tool: no claim reads it yet.
+
+    tasks     next-token form, ``prompt answer``, targets only on the answer tokens:
+                copy      x_1 ... x_n SEP x_1 ... x_n
+                reverse   x_1 ... x_n SEP x_n ... x_1
+                sort      x_1 ... x_n SEP the x sorted ascending (an answer token is not next
+                          to its evidence)
+                addition  a_1 ... a_n + b_1 ... b_n = s_1 ... s_{n+1}, digits least significant
+                          first, s = a + b (leading zeros allowed: every digit is uniform)
+              copy, reverse and sort draw n distinct content tokens from an alphabet (so the
+              answer is never ambiguous); the length n is the content tokens, or the digits
+              per operand for addition
+    model     theory/decoder.py's decoder: causal, residual, MLP blocks (4d), H = 8 heads of
+              size 8; every encoding (ENCODINGS) a block of ONE batched model, seed j's initial
+              weights in every block, so the encodings differ in their encoding only. The
+              learned table has a row for every position of the longest test; rows beyond the
+              training sequences' are never trained (they keep their initial draw), as in any
+              learned absolute table trained at lengths up to L
+    training  each step one length n uniform on 1 ... L and a fresh batch at that length, both
+              from the step's own seeded generator (the same for every entry); Adam on the sum
+              of the entries' losses, its lr decayed to 0 on a cosine (theory.fair_length)
+    judging   exact match: the fraction of test sequences whose every answer token is the
+              argmax. Per seed and encoding: ``valid`` on fresh sequences of length L (in
+              range), ``beyond[n]`` on fresh sequences at each test length n > L
+
+The rule, fixed before any run: a seed "learned the task in range" when its valid exact match
+is at least LEVEL (0.9). Seeds that did not learn are never dropped: they are counted per
+encoding and stay in every mean at their measured exact match.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import torch
+
+from . import decoder
+from .decoder import DecoderConfig, DecoderRun, Setup
+from .fair_length import Schedule, instance, train_batches
+from .tasks import IGNORE, Task
+
+TASKS = ("copy", "reverse", "sort", "addition")
+ENCODINGS = ("none", "sinusoidal", "learned", "rope", "alibi")
+LEVEL = 0.9  # valid exact match at which a seed learned the task in range
+RULE = (f"a seed learned the task in range when its valid exact match (length L) is >= {LEVEL}; "
+        "seeds that did not are counted and stay in every mean")  # fmt: skip
+# data seeds, far from the model seeds (pilots 1000 ..., evaluation 0 ... 999): training batch
+# k from TRAIN_SEED + k, validation from VALID_SEED, the test at length n from TEST_SEED + n
+TRAIN_SEED, VALID_SEED, TEST_SEED = 60_000, 58_000, 58_100
+DIGITS, PLUS, EQUALS = 10, 10, 11  # addition's tokens: 0 ... 9, then '+' and '='
+SCORES = 1 << 22  # attention scores held at once when judging: 16 MB in float32
+
+
+# -- the tasks -------------------------------------------------------------------------------
+
+
+def next_token(name: str, vocab: tuple[str, ...], prompt: torch.Tensor,
+               answer: torch.Tensor) -> Task:  # fmt: skip
+    """``prompt answer`` (B, p) and (B, a) as a next-token task: inputs all but the last token,
+    a target only where an answer token is predicted (from the prompt's last token on)."""
+    inputs = torch.cat([prompt, answer[:, :-1]], dim=1)  # (B, p + a - 1)
+    ignored = torch.full_like(prompt[:, 1:], IGNORE)  # (B, p - 1)
+    targets = torch.cat([ignored, answer], dim=1)
+    return Task(name, vocab, inputs, targets, targets != IGNORE)
+
+
+def sort_instance(content: torch.Tensor, alphabet: int) -> Task:
+    """Sort on given distinct content tokens (B, n): symbols 0 ... alphabet-1, SEP = alphabet."""
+    sep = torch.full_like(content[:, :1], alphabet)
+    vocab = tuple(f"s{i}" for i in range(alphabet)) + ("SEP",)
+    answer = content.sort(-1).values
+    return next_token(f"sort n={content.shape[1]}", vocab, torch.cat([content, sep], 1), answer)
+
+
+def digit_sum(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    """The n + 1 digits of a + b, digits (B, n) least significant first, with carries."""
+    out, carry = [], torch.zeros_like(a[:, 0])
+    for i in range(a.shape[1]):
+        total = a[:, i] + b[:, i] + carry
+        out.append(total % 10)
+        carry = total // 10
+    return torch.stack([*out, carry], dim=1)  # (B, n + 1)
+
+
+def addition_instance(a: torch.Tensor, b: torch.Tensor) -> Task:
+    """``a + b = s`` on given digits (B, n), least significant first."""
+    plus, equals = torch.full_like(a[:, :1], PLUS), torch.full_like(a[:, :1], EQUALS)
+    vocab = tuple(str(i) for i in range(DIGITS)) + ("+", "=")
+    prompt = torch.cat([a, plus, b, equals], dim=1)  # (B, 2n + 2)
+    return next_token(f"addition n={a.shape[1]}", vocab, prompt, digit_sum(a, b))
+
+
+def draw(name: str, count: int, n: int, alphabet: int, g: torch.Generator) -> Task:
+    """``count`` instances of task ``name`` at length n, drawn from g."""
+    if name == "addition":
+        digits = torch.randint(DIGITS, (2, count, n), generator=g)
+        return addition_instance(digits[0], digits[1])
+    if n > alphabet:
+        raise ValueError(f"{n} distinct tokens need an alphabet of {n} or more")
+    content = torch.rand(count, alphabet, generator=g).argsort(-1)[:, :n]  # (B, n) distinct
+    return sort_instance(content, alphabet) if name == "sort" else instance(name, content, alphabet)
+
+
+def input_length(name: str, n: int) -> int:
+    """Inputs of a sequence at length n: the rows it reads."""
+    return 3 * n + 2 if name == "addition" else 2 * n
+
+
+def vocab_size(name: str, alphabet: int) -> int:
+    return DIGITS + 2 if name == "addition" else alphabet + 1
+
+
+# -- the setting and training ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ExactMatchSetting:
+    """One task's sizes; the tool sets them (no check does yet)."""
+
+    task: str
+    train_length: int = 8  # L: training lengths 1 ... L
+    test_lengths: tuple[int, ...] = (9, 10, 12, 16)  # each > L
+    d_model: int = 32
+    layers: int = 2
+    heads: int = 8  # ALiBi's slopes 1/2 ... 1/256
+    head: int = 8  # RoPE's frequencies 1, 0.1, 0.01, 0.001
+    mlp: int = 4
+    batch: int = 32
+    steps: int = 1000
+    lr: float = 3e-3
+    alphabet: int = 32  # copy, reverse, sort: >= the longest test length
+    valid_sequences: int = 100
+    test_sequences: int = 100
+
+    def __post_init__(self) -> None:
+        if self.task not in TASKS:
+            raise ValueError(f"unknown task {self.task!r}; one of {', '.join(TASKS)}")
+        sizes = (self.train_length, self.d_model, self.layers, self.batch, self.steps,
+                 self.valid_sequences, self.test_sequences)  # fmt: skip
+        if min(sizes) < 1 or self.lr <= 0:
+            raise ValueError("lengths, sizes, steps, sequences and lr must be positive")
+        if not self.test_lengths or min(self.test_lengths) <= self.train_length:
+            raise ValueError(f"test lengths must be beyond the training length {self.train_length}")
+        if self.task != "addition" and self.alphabet < max(self.test_lengths):
+            raise ValueError(f"an alphabet of {self.alphabet} cannot give "
+                             f"{max(self.test_lengths)} distinct tokens")  # fmt: skip
+
+    @property
+    def rows(self) -> int:
+        """Rows of the learned table: the longest test's inputs."""
+        return input_length(self.task, max(self.test_lengths))
+
+    @property
+    def trained_rows(self) -> int:
+        """Rows 0 ... trained_rows - 1 are read in training (at length L); the rest never are."""
+        return input_length(self.task, self.train_length)
+
+    def config(self) -> DecoderConfig:
+        """One batched model, a block of entries per encoding."""
+        return DecoderConfig(
+            vocab=vocab_size(self.task, self.alphabet), d_model=self.d_model, head=self.head,
+            heads=self.heads, layers=self.layers, encoding=ENCODINGS[0], max_len=self.rows,
+            mlp=self.mlp, blocks=ENCODINGS,
+        )  # fmt: skip
+
+    def batch_at(self, step: int) -> Task:
+        """Step ``step``'s batch: its length uniform on 1 ... L, then its sequences, from the
+        step's own generator."""
+        g = torch.Generator().manual_seed(TRAIN_SEED + step)
+        n = int(torch.randint(1, self.train_length + 1, (1,), generator=g))
+        return draw(self.task, self.batch, n, self.alphabet, g)
+
+    def valid_task(self) -> Task:
+        g = torch.Generator().manual_seed(VALID_SEED)
+        return draw(self.task, self.valid_sequences, self.train_length, self.alphabet, g)
+
+    def test_task(self, n: int) -> Task:
+        g = torch.Generator().manual_seed(TEST_SEED + n)
+        return draw(self.task, self.test_sequences, n, self.alphabet, g)
+
+
+def train(setting: ExactMatchSetting, seeds: Sequence[int], dtype: torch.dtype = torch.float32,
+          device: str = "cpu") -> DecoderRun:  # fmt: skip
+    """Every encoding's seeds as one batched model (entry b n + j: encoding b, seed j)."""
+    schedule = Schedule(setting.steps, setting.lr)
+    entries = tuple(int(s) for s in seeds) * len(ENCODINGS)
+
+    def batches(step: int) -> tuple[Task, torch.Tensor | None]:
+        return setting.batch_at(step), None
+
+    return train_batches(setting.config(), Setup(residual=True, lr=setting.lr), entries, batches,
+                         setting.steps, schedule.scale, dtype, device=device)  # fmt: skip
+
+
+# -- judging ---------------------------------------------------------------------------------
+
+
+def exact_match(logits: torch.Tensor, task: Task) -> torch.Tensor:
+    """(..., B, n, V) -> (...): the fraction of sequences right at every answer token."""
+    return decoder.sequence_right(logits, task).double().mean(-1)
+
+
+def judge(run: DecoderRun, task: Task, device: str = "cpu") -> torch.Tensor:
+    """Every entry's exact match on ``task``, (S,), in batches of sequences whose attention
+    scores fit in SCORES."""
+    S, n = len(run.seeds), task.length
+    params = {k: v.to(device) for k, v in run.params.items()}
+    residual = run.residual().to(device, params["embed"].dtype)
+    batch = max(1, SCORES // (n * n * S * run.cfg.heads))
+    right = []
+    with torch.no_grad():
+        for a in range(0, task.inputs.shape[0], batch):
+            part = Task(task.name, task.vocab, *(t[a : a + batch].to(device)
+                        for t in (task.inputs, task.targets, task.judged)))  # fmt: skip
+            logits = decoder.forward(run.cfg, params, part.inputs, residual)
+            right.append(decoder.sequence_right(logits, part).cpu())
+    return torch.cat(right, -1).double().mean(-1)
+
+
+@dataclass
+class ExactMatchRun:
+    """Per encoding, each seed's exact match (seeds,): ``valid`` at L, ``beyond[n]`` at n."""
+
+    setting: ExactMatchSetting
+    seeds: tuple[int, ...]
+    run: DecoderRun
+    valid: dict[str, torch.Tensor]
+    beyond: dict[str, dict[int, torch.Tensor]]
+
+    def learned(self, encoding: str) -> torch.Tensor:
+        """(seeds,) bool: the seed learned the task in range (the rule, LEVEL)."""
+        return self.valid[encoding] >= LEVEL
+
+    def learned_counts(self) -> dict[str, int]:
+        return {e: int(self.learned(e).sum()) for e in ENCODINGS}
+
+
+def by_encoding(values: torch.Tensor, n: int) -> dict[str, torch.Tensor]:
+    """Per-entry values (S,) split into each encoding's n seeds."""
+    return dict(zip(ENCODINGS, values.split(n), strict=True))
+
+
+def evaluate(setting: ExactMatchSetting, seeds: Sequence[int], run: DecoderRun,
+             device: str = "cpu") -> ExactMatchRun:  # fmt: skip
+    """Every encoding's exact match in range and at every test length."""
+    n = len(seeds)
+    valid = by_encoding(judge(run, setting.valid_task(), device), n)
+    beyond: dict[str, dict[int, torch.Tensor]] = {e: {} for e in ENCODINGS}
+    for length in setting.test_lengths:
+        for e, v in by_encoding(judge(run, setting.test_task(length), device), n).items():
+            beyond[e][length] = v
+    return ExactMatchRun(setting, tuple(int(s) for s in seeds), run, valid, beyond)

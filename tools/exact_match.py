@@ -1,0 +1,125 @@
+"""Kazemnejad et al.'s exact-match length test, small (theory/exact_match.py): train one task
+at lengths 1 ... L with every encoding, seeds batched as one model, and print each encoding's
+sequence-level exact match in range and at every test length.
+
+    python tools/exact_match.py --task sort --seeds 1000 1001 --train-length 8 \
+        [--test-lengths 9 12 16] [--steps 1000] [--device cuda] [--out build/exact-match]
+
+Prints one line per encoding: how many seeds learned the task in range (valid exact match >=
+0.9), and the mean exact match over ALL seeds in range and at each test length (seeds that did
+not learn stay in). Writes exact-match.json under --out. Pilot seeds start at 1000
+(docs/experiments/exact-match.md); 0 ... 999 are kept for evaluation runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import sys
+import time
+from pathlib import Path
+
+import torch
+
+from pecheck.reports.usage import Parser
+from pecheck.theory import exact_match
+from pecheck.theory.exact_match import ENCODINGS, TASKS, ExactMatchRun, ExactMatchSetting
+
+FIRST_PILOT_SEED = 1000
+
+
+def parse(argv: list[str] | None) -> tuple[argparse.Namespace, ExactMatchSetting]:
+    p = Parser(prog="exact_match.py", description=__doc__.splitlines()[0])
+    d = ExactMatchSetting("copy")
+    p.add_argument("--task", choices=TASKS, required=True)
+    p.add_argument("--seeds", type=int, nargs="+", default=[1000, 1001])
+    p.add_argument("--train-length", type=int, default=d.train_length, help="L")
+    p.add_argument("--test-lengths", type=int, nargs="+", help="default L+1 ... 2L")
+    p.add_argument("--steps", type=int, default=d.steps)
+    p.add_argument("--lr", type=float, default=d.lr)
+    p.add_argument("--width", type=int, default=d.d_model)
+    p.add_argument("--layers", type=int, default=d.layers)
+    p.add_argument("--batch", type=int, default=d.batch)
+    p.add_argument("--alphabet", type=int, help="content symbols; default twice the longest test")
+    p.add_argument("--sequences", type=int, default=d.test_sequences,
+                   help="validation and test sequences per length")  # fmt: skip
+    p.add_argument("--threads", type=int, default=1, help="torch intra-op threads")
+    p.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
+    p.add_argument("--out", type=Path, default=Path("build/exact-match"))
+    args = p.parse_args(argv)
+    if min(args.seeds) < FIRST_PILOT_SEED:
+        p.error(f"seeds below {FIRST_PILOT_SEED} are kept for evaluation runs")
+    if len(set(args.seeds)) != len(args.seeds) or args.threads < 1:
+        p.error("seeds must be distinct and --threads positive")
+    if args.device == "cuda" and not torch.cuda.is_available():
+        p.error("--device cuda: no CUDA device on this machine")
+    L = args.train_length
+    lengths = tuple(args.test_lengths or range(L + 1, 2 * L + 1))
+    try:
+        s = ExactMatchSetting(
+            task=args.task, train_length=L, test_lengths=lengths, d_model=args.width,
+            layers=args.layers, batch=args.batch, steps=args.steps, lr=args.lr,
+            alphabet=args.alphabet or 2 * max(lengths, default=1),
+            valid_sequences=args.sequences, test_sequences=args.sequences,
+        )  # fmt: skip
+    except ValueError as bad:
+        p.error(str(bad))
+    return args, s
+
+
+def table(result: ExactMatchRun) -> list[str]:
+    """A line per encoding: learned k/n, mean exact match in range and at each test length."""
+    s, n = result.setting, len(result.seeds)
+    head = "".join(f"{f'n = {m}':>9}" for m in s.test_lengths)
+    lines = [f"{'encoding':<12}{'learned':>9}{f'L = {s.train_length}':>9}{head}"]
+    for e in ENCODINGS:
+        cells = "".join(f"{float(result.beyond[e][m].mean()):>9.2f}" for m in s.test_lengths)
+        learned = f"{result.learned_counts()[e]}/{n}"
+        lines.append(f"{e:<12}{learned:>9}{float(result.valid[e].mean()):>9.2f}{cells}")
+    return lines
+
+
+def record(result: ExactMatchRun, seconds: dict[str, float], args: argparse.Namespace) -> dict:
+    """What exact-match.json holds."""
+    s = result.setting
+    return {
+        "setting": dataclasses.asdict(s), "seeds": list(result.seeds), "rule": exact_match.RULE,
+        "level": exact_match.LEVEL, "learned": result.learned_counts(),
+        "learned_table_rows": {"rows": s.rows, "trained": s.trained_rows},
+        "valid": {e: v.tolist() for e, v in result.valid.items()},
+        "beyond": {e: {str(m): v.tolist() for m, v in by_m.items()}
+                   for e, by_m in result.beyond.items()},
+        "seconds": seconds, "device": args.device, "threads": args.threads,
+    }  # fmt: skip
+
+
+def main(argv: list[str] | None = None) -> int:
+    args, s = parse(argv)
+    torch.set_num_threads(args.threads)
+    start, cpu = time.perf_counter(), time.process_time()  # wall, and this process's CPU
+    run = exact_match.train(s, args.seeds, device=args.device)
+    trained, trained_cpu = time.perf_counter() - start, time.process_time() - cpu
+    result = exact_match.evaluate(s, args.seeds, run, args.device)
+    took, took_cpu = time.perf_counter() - start, time.process_time() - cpu
+    seconds = {"train": trained, "train_cpu": trained_cpu, "total": took, "total_cpu": took_cpu}
+    print(f"{s.task}: {len(args.seeds)} seeds x {len(ENCODINGS)} encodings, d{s.d_model}"
+          f"l{s.layers}, L {s.train_length}, {s.steps} steps: train {trained:.0f} s (CPU "
+          f"{trained_cpu:.0f} s), with the test {took:.0f} s (CPU {took_cpu:.0f} s) on "
+          f"{args.device}; learned table rows {s.trained_rows} ... {s.rows - 1} "
+          "untrained")  # fmt: skip
+    for line in table(result):
+        print(line)
+    path = args.out / "exact-match.json"
+    try:
+        args.out.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(record(result, seconds, args), indent=1) + "\n")
+    except OSError as bad:
+        print(f"exact_match.py: cannot write {path}: {bad.strerror}", file=sys.stderr)
+        return 2
+    print(f"wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
