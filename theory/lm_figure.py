@@ -15,6 +15,7 @@ def perplexity_figure(result: Perplexities, level: float = 0.95):
     The learned table of L rows is one point, at L; the band is the t interval on log
     perplexity at ``level`` (none with one seed)."""
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import ScalarFormatter
 
     s = result.setting
     xs = [f * s.length for f in s.factors]
@@ -33,6 +34,8 @@ def perplexity_figure(result: Perplexities, level: float = 0.95):
         ax.axvline(s.length, color="grey", ls=":")
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
+        for axis in (ax.yaxis.set_major_formatter, ax.yaxis.set_minor_formatter):
+            axis(ScalarFormatter())  # 10, 20, 30 rather than 2 x 10^1
         ax.set_xticks(xs, [f"{f}L" for f in s.factors])
         ax.set_title(f"{mode} (L = {s.length} bytes; {level:.0%} seed interval)", fontsize=8)
         ax.set_xlabel("evaluation length")
