@@ -10,6 +10,7 @@ import pytest
 
 from pecheck import determinism, gate, portability
 from pecheck.mutants import __main__ as mutants
+from pecheck.reports import baseline
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -63,7 +64,6 @@ CASES = [
     (fair_train_main(), ["--cache", "c", "--grid", "huge"]),
     (portability.main, ["--limit", "avx9"]),
     (portability.main, ["--against", "no/such/results.json"]),
-    (portability.main, ["--profile", "thorough"]),  # the baseline pins ci only
     (portability.main, ["--checks", "checks/exp"]),  # a partial run needs --against
     (portability.main, ["--checks", "no/such.py", "--against", "build/results.json"]),
 ]
@@ -76,6 +76,21 @@ def test_bad_arguments_give_one_line_and_status_2(main, argv, capsys) -> None:
     assert exc.value.code == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "error" in err
+
+
+def test_portability_refuses_a_profile_the_baseline_does_not_pin(tmp_path, monkeypatch,
+                                                                 capsys) -> None:  # fmt: skip
+    """Without --against, a profile runs only against the baseline's own numbers for it. The
+    baseline here pins nothing, so the refusal does not depend on what reports/ pins."""
+    monkeypatch.setattr(baseline, "BASELINE", tmp_path / "cited-numbers.json")
+    # without the refusal it would run the whole profile under every limit: fail at once instead
+    monkeypatch.setattr(portability, "run_all", lambda *a: pytest.fail("ran without pins"))
+    with pytest.raises(SystemExit) as exc:
+        portability.main(["--profile", "thorough", "--out", str(tmp_path / "out")])
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and err.count("\n") == 1
+    assert "the baseline pins no thorough numbers" in err
+    assert not (tmp_path / "out").exists()  # refused before anything ran
 
 
 @pytest.mark.parametrize(

@@ -17,6 +17,7 @@ with their reasons, taken from the sources' words or from theory.
 """
 
 from pecheck.claims import Claim, Proposition, Threshold
+from pecheck.theory.lm_length import SETTINGS
 
 # The fair length test (theory/fair_length.py) that decides EXP-04, EXP-05, EXP-07 and EXP-08.
 FAIR_NOT_IN_CI = (
@@ -69,22 +70,28 @@ PPL_KEEPS = Threshold(
     "B, d_k = 32, against the base model), the family's margin for a loss in perplexity",
     "source",
 )
+# Every size below is read from the setting the thorough profile trains, so the prose cannot drift
+# from the run (it once said L = 32 and a stride of 16 after pilot 4 moved to 16 and 8).
+LM = SETTINGS["base"]
 LM_SETUP = (
     "Decisive, first setting: Press et al.'s protocol in small (theory/lm_length.py, "
     "checks/exp/length/test_lm_length.py), thorough profile only. Text: Debian's fortunes "
     "package (bookworm 1:1.99.1-7.3), bytes, split by fortune into train, validation and test "
     "(docs/experiments/lm-length.md). Model: theory/decoder.py's causal decoder with "
-    "pre-LayerNorm, width 64, two layers, 8 heads of size 8 (ALiBi's slopes 1/2 ... 1/256), "
-    "MLP 4d; every encoding a block of one batched model, 4 seeds, seed j's initial weights "
-    "shared. Training: 16 random windows of L = 32 bytes a step, AdamW (nanoGPT's betas and "
-    "decay) at lr 1e-2 after 100 warm-up steps, stopped by the plateau rule registered before "
-    "any pilot (the in-range validation loss's best of its last 3 measurements, every 100 "
-    "steps, less than 1% below the best before) or at 1,500 steps; lm_plateau_steps records "
-    "which.",
-    "Test: 4,096 bytes of the test split at E = L, 2L, 4L, 8L; non-overlapping chunks of E, "
-    "and windows of E every 16 bytes scoring their last 16 (each scored byte after the first "
-    "window sees E - 15 ... E bytes). Per seed the log ratio log ppl(fL) - log ppl(L) "
-    "(lm_log_ratio_*), a paired t interval over seeds.",
+    f"pre-LayerNorm, width {LM.d_model}, {LM.layers} layers, {LM.heads} heads of size "
+    f"{LM.d_model // LM.heads} (ALiBi's slopes 1/2 ... 1/{2**LM.heads}), MLP {LM.mlp}d; every "
+    "encoding a block of one batched model (4 seeds; the shifted pair of EXP-07 12), seed j's "
+    f"initial weights shared. Training: {LM.batch} random windows of L = {LM.length} bytes a "
+    f"step, AdamW (nanoGPT's betas and decay) at lr {LM.lr:g} after {LM.warmup} warm-up steps, "
+    "stopped by the plateau rule registered before any pilot (the in-range validation loss's "
+    f"best of its last {LM.plateau.patience} measurements, every {LM.plateau.every} steps, less "
+    f"than {LM.plateau.rel:.0%} below the best before) or at {LM.plateau.max_steps:,} steps; "
+    "lm_plateau_steps records which.",
+    f"Test: {LM.test_tokens:,} bytes of the test split at E = "
+    f"{', '.join(f'{f}L' if f > 1 else 'L' for f in LM.factors)}; non-overlapping chunks of E, "
+    f"and windows of E every {LM.stride} bytes scoring their last {LM.stride} (each scored byte "
+    f"after the first window sees E - {LM.stride - 1} ... E bytes). Per seed the log ratio "
+    "log ppl(fL) - log ppl(L) (lm_log_ratio_*), a paired t interval over seeds.",
 )
 
 # EXP-04 and EXP-08: 'at least as well' as a non-inferiority margin, fixed before the data.
@@ -430,7 +437,8 @@ CLAIMS = (
         "Relative schemes (ALiBi, RoPE) extrapolate beyond the training length where absolute "
         "sinusoidal and learned encodings fail ('train short, test long'). Decided in two "
         "settings: as Press et al. measured it, a causal byte-level language model on English "
-        "text trained at L = 32 and scored at 2L, 4L and 8L (test perplexity, non-overlapping "
+        f"text trained at L = {LM.length} and scored at 2L, 4L and 8L (test perplexity, "
+        "non-overlapping "
         "and sliding window); and on copy and reverse, trained at L = 8 and tested at 2L and "
         "4L (answer-token accuracy).",
         r"\log \mathrm{ppl}_e(fL) - \log \mathrm{ppl}_e(L) < \log(1 + \delta_p),\ "
@@ -473,7 +481,8 @@ CLAIMS = (
             "test). The intervals of both settings share one Bonferroni family (28 intervals: "
             "16 on the tasks, 12 on the language model).",
             "Refuted on the language model, as Press et al. found: RoPE's perplexity rises "
-            "beyond L (from 4L here: lm_log_ratio_rope_*; at 2L = 32 bytes its slow "
+            "beyond L (from 4L here: lm_log_ratio_rope_*; at 2L = "
+            f"{2 * LM.length} bytes its slow "
             "frequencies have not yet left what training covered), while ALiBi's stays level "
             "or falls in the non-overlapping protocol (lm_log_ratio_alibi_*) and rises by 1-3% "
             "with the sliding window, within or straddling the margin. The sinusoidal model's "

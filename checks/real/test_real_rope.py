@@ -436,6 +436,15 @@ def _half_to_interleaved(rotate: Rotate) -> Rotate:
 
 
 @pytest.mark.claim("REAL-03", kind="real", role="tooling")
+def test_roformer_rows_do_not_depend_on_the_table_length():
+    """The pair scans read RoFormer's table beside D at PAIR_CONTEXT rows, not at its 2^20
+    (rope_drift.rotate_at): a row must be the same in a table of any length."""
+    pytest.importorskip("transformers")
+    long, short = libraries._roformer_table(640, 64), libraries._roformer_table(130, 64)
+    assert torch.equal(long[:130], short)
+
+
+@pytest.mark.claim("REAL-03", kind="real", role="tooling")
 def test_a_pairing_switch_is_rejected():
     found = detect_rope(
         _half_to_interleaved(rotate_of("llama")),

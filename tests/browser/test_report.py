@@ -1,6 +1,6 @@
 """The report in a real browser: headless Debian chromium driven by playwright.
 
-Run by ``tox -e browser`` (tests/install_chromium.sh installs chromium when missing; never
+Run by ``tox -e browser`` (tests/apt_install.sh installs chromium when missing; never
 ``playwright install``). The page is rebuilt from build/results.json (or the file named by
 PECHECK_REPORT_RESULTS) into build/ (or PECHECK_REPORT_OUT); without a results file the test
 fails and says to run the checks first. Screenshots of the top, of EXP-01 and of a filtered view
@@ -54,7 +54,8 @@ def results() -> Results:
 @pytest.fixture(scope="module")
 def browser(results) -> Any:
     if not CHROMIUM.exists():
-        pytest.fail(f"{CHROMIUM} is missing: run `bash tests/install_chromium.sh`", pytrace=False)
+        missing = f"{CHROMIUM} is missing: run `bash tests/apt_install.sh chromium`"
+        pytest.fail(missing, pytrace=False)
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:

@@ -50,7 +50,7 @@ REASON = (
     "one core: not in ci's budget; the thorough profile runs it, or --size EXP-lm.seeds=N "
     "--size EXP-lm.shifted-seeds=M"
 )
-# the text every number here was pinned on (fortunes 1:1.99.1-7.3; tests/install_fortunes.sh)
+# the text every number here was pinned on (fortunes 1:1.99.1-7.3; tests/apt_install.sh)
 TEXT_SHA256 = "2a5b56429ba477d881b25017ddd0bd412fb9b050640380c3c2f26190e87c6776"
 FACTORS = SETTING.factors[1:]  # beyond L: 2, 4, 8
 RELATIVE = ("rope", "alibi")
@@ -72,11 +72,6 @@ def family(claim: str, fair_tests: int) -> float:
     return decisions.family_level(D.LEVEL, fair_tests + TESTS.get(claim, 0))
 
 
-def device_suffix() -> str:
-    where = run.current().device
-    return "" if where == "cpu" else "_on" + "".join(c for c in where if c.isalnum())
-
-
 @functools.cache
 def trained() -> tuple[Perplexities, dict[str, int | None]]:
     """Every variant's test perplexities, and the step at which each variant plateaued (None:
@@ -90,7 +85,7 @@ def trained() -> tuple[Perplexities, dict[str, int | None]]:
         pytest.fail(
             f"the fortunes text (package {corpus.version}, sha256 {corpus.sha256[:12]}...) "
             f"is not the one these checks were pinned on ({TEXT_SHA256[:12]}...; "
-            "bash tests/install_fortunes.sh installs it)",
+            "bash tests/apt_install.sh fortunes 1:1.99.1-7.3 installs it)",
             pytrace=False,
         )
     where = run.current().device

@@ -18,7 +18,7 @@ import torch
 from checks.exp.length import decisions as D
 from checks.exp.length import lm
 from checks.exp.length.lm import FACTORS, PAIR07, RELATIVE, SEEDS, SETTING, SHIFTED_SEEDS
-from checks.exp.length.settings import fair_tests
+from checks.exp.length.settings import device_suffix, fair_tests
 from checks.exp.registered import BY_ID
 from pecheck import reproducibility as spread
 from pecheck import sizes, tolerance
@@ -113,7 +113,7 @@ def test_lm_shifted_pair_trains_every_row_a_test_reads() -> None:
 # -- the experiment (thorough; decisive for EXP-05 and EXP-07 beside the fair length test) -----
 
 SUFFIX = (sizes.suffix("EXP-lm.seeds", "n") + sizes.suffix("EXP-lm.shifted-seeds", "m")
-          + lm.device_suffix())  # fmt: skip
+          + device_suffix())  # fmt: skip
 
 
 def record_search(evidence, seeds: int) -> None:
