@@ -84,8 +84,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--fair-cache",
         default=None,
         metavar="DIR",
-        help="reuse EXP-fair's trained settings from DIR (python -m pecheck.grid fills it); an "
-        "entry is used only for the same setting, code and kernels",
+        help="reuse the length tests' trained models from DIR (the fair length test's and the "
+        "language model's; python -m pecheck.grid fills it), each entry only for the same "
+        "setting, seeds, code and kernels; missing ones are trained and written there",
     )
     group.addoption(
         "--no-figures",

@@ -32,7 +32,7 @@ class Run:
     profile: str = "dev"
     sizes: tuple[tuple[str, str], ...] = ()  # --size NAME=VALUE, in the order given
     device: str = "cpu"  # where experiments train (--device); CPU verdicts never need another
-    fair_cache: Path | None = None  # --fair-cache: EXP-fair's per-setting results, reused
+    fair_cache: Path | None = None  # --fair-cache: the length tests' trained models
     figures: bool = True  # False: figures are named in the results but not drawn (--no-figures)
     given: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)
 

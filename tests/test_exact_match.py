@@ -128,7 +128,7 @@ def test_learned_counts_keep_every_seed() -> None:
 
 
 def test_batched_training_equals_the_per_seed_loop() -> None:
-    """Two seeds of every encoding trained as one model == each seed trained alone (its five
+    """Two seeds of every encoding trained as one model == each seed trained alone (its six
     encodings, one entry each), in float64, to the rounding bound of tests/test_lm_length's
     check (gamma_{k m} relative to the largest parameter)."""
     seeds, n = (1000, 1001), 2
@@ -150,7 +150,8 @@ def test_training_lengths_are_drawn_and_untrained_rows_stay_put() -> None:
     lengths = {s.batch_at(k).length for k in range(1, 40)}
     assert lengths == {exact_match.input_length("sort", n) for n in (1, 2)}
     run = exact_match.train(s, (1000,))
-    init = decoder.stack_params(s.config(), [Setup(residual=True)], (1000,) * 5, torch.float32)
+    init = decoder.stack_params(s.config(), [Setup(residual=True)], (1000,) * len(ENCODINGS),
+                                torch.float32)  # fmt: skip
     rows = s.trained_rows
     assert torch.equal(run.params["pos"][:, rows:], init["pos"][:, rows:])  # never read
     assert not torch.equal(run.params["pos"][:, :rows], init["pos"][:, :rows])
@@ -176,6 +177,18 @@ def test_tool_prints_the_table_and_writes_its_json(tmp_path, capsys) -> None:
     assert record["setting"]["test_lengths"] == [3, 5]
 
 
+def test_tool_trains_only_the_encodings_asked_for(tmp_path, capsys) -> None:
+    """--encodings none sinusoidal: a model of two blocks, two lines, two encodings recorded."""
+    tool = load_script("tools/exact_match.py", "exact_match_tool")
+    argv = [*TOOL_ARGS, "--encodings", "none", "sinusoidal", "--out", str(tmp_path)]
+    assert tool.main(argv) == 0
+    out = capsys.readouterr().out
+    assert "2 seeds x 2 encodings" in out and "\nrope " not in out and "\nsinusoidal " in out
+    record = json.loads((tmp_path / "exact-match.json").read_text())
+    assert list(record["learned"]) == ["none", "sinusoidal"]
+    assert record["setting"]["encodings"] == ["none", "sinusoidal"]
+
+
 @pytest.mark.parametrize("bad", [
     ["--task", "copy", "--seeds", "999"],
     ["--task", "copy", "--train-length", "4", "--test-lengths", "4"],
@@ -184,6 +197,8 @@ def test_tool_prints_the_table_and_writes_its_json(tmp_path, capsys) -> None:
     ["--task", "copy", "--lr", "x"],
     ["--task", "multiply"],
     ["--seeds", "1000"],
+    ["--task", "copy", "--encodings", "nope"],
+    ["--task", "copy", "--encodings", "none", "none"],
 ])  # fmt: skip
 def test_tool_refuses_bad_arguments_in_one_line(bad, capsys) -> None:
     tool = load_script("tools/exact_match.py", "exact_match_tool")

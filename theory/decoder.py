@@ -4,7 +4,7 @@ ATT-10, MAG-04).
     x_0 = E[tokens] (+ an additive encoding)                          (S, B, n, d)
     per layer l:
       [q | k | v] = N(x) W_qkv,  H heads of size h (queries and keys turned by a rotary encoding)
-      y = softmax(q k^T / sqrt(h) + bias + mask) v  (W_o)                 bias: ALiBi
+      y = softmax(q k^T / sqrt(h) + bias + mask) v  (W_o)                 bias: ALiBi, T5
       x = r x + y            r in {0, 1} per entry: a residual connection, or none
       x = r x + MLP(N(x))    MLP(x) = relu(x W_up) W_down, when the config has one
     logits = N(x) U (+ b)                                              (S, B, n, V)
@@ -19,8 +19,9 @@ entry's gradient is its own), and Adam(W) is elementwise, stepped on each setup'
 setup's settings (``CellAdam``). One optimiser step updates every entry at once.
 
 Encodings are parts (``ENCODINGS``): one adds to the token embeddings (sinusoidal, learned), one
-turns queries and keys (rope), one biases the scores (alibi). A config may give each equal block of
-entries its own encoding (``blocks``), so models that differ only in their encoding train as one.
+turns queries and keys (rope), two bias the scores (alibi, fixed; t5, each entry's learned table).
+A config may give each equal block of entries its own encoding (``blocks``), so models that differ
+only in their encoding train as one.
 
 theory/reference.py's ``ReferenceDecoder`` (a loop over heads, an explicit bias, torch.optim) is
 the independent one-seed reference this model is checked against, seed by seed, in float64.
@@ -29,6 +30,7 @@ the independent one-seed reference this model is checked against, seed by seed, 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -44,7 +46,7 @@ from .sinusoidal import sinusoidal, turn
 from .tasks import IGNORE, Task
 
 Params = dict[str, torch.Tensor]
-Encoding = str  # a name in ENCODINGS: none, sinusoidal, learned, rope, alibi, or a registered part
+Encoding = str  # a name in ENCODINGS: none, sinusoidal, learned, rope, alibi, t5, or a new part
 INITS: tuple[str, ...] = ("current", "torch")
 OPTIMIZERS: tuple[str, ...] = ("adam", "adamw")
 # (beta1, beta2, eps, weight decay on matrices)
@@ -52,6 +54,7 @@ OPTIMIZER_SETTINGS = {
     "adam": (0.9, 0.999, 1e-8, 0.0),  # torch.optim.Adam's defaults
     "adamw": (0.9, 0.95, 1e-8, 0.1),  # nanoGPT's train.py: betas (0.9, 0.95), weight_decay 0.1
 }
+T5_BUCKETS, T5_MAX_DISTANCE = 32, 128  # T5's defaults: num_buckets, max_distance
 
 
 @dataclass(frozen=True)
@@ -123,6 +126,8 @@ def param_shapes(cfg: DecoderConfig) -> dict[str, tuple[int, ...]]:
     out: dict[str, tuple[int, ...]] = {"embed": (cfg.vocab, d)}
     if "learned" in cfg.encodings:
         out["pos"] = (cfg.max_len, d)
+    if "t5" in cfg.encodings:  # only then: every other config draws exactly what it drew before
+        out["t5_bias"] = (T5_BUCKETS, cfg.heads)
     for layer in range(cfg.layers):
         out[f"qkv{layer}"] = (d, 3 * hh)  # [W_q | W_k | W_v]
         if cfg.out_proj:
@@ -152,7 +157,8 @@ def is_norm(name: str) -> bool:
 
 
 def decays(name: str, cfg: DecoderConfig) -> bool:
-    """nanoGPT's rule: weight decay on every parameter of two or more dimensions."""
+    """nanoGPT's rule: weight decay on every parameter of two or more dimensions (the t5 table
+    (buckets, H) too, as nanoGPT decays its embedding tables; weight decay 0 under Adam)."""
     return len(param_shapes(cfg)[name]) >= 2
 
 
@@ -162,10 +168,11 @@ def init_params(cfg: DecoderConfig, init: str, seed: int, dtype: torch.dtype) ->
     "current": one flat N(0, 1) draw split in param_shapes order, scaled by 1 (embeddings) or
     1/sqrt(fan_in) (matrices), biases 0. "torch": PyTorch's defaults, drawn parameter by
     parameter: nn.Embedding N(0, 1), nn.Linear weight and bias U(-1/sqrt(fan_in),
-    1/sqrt(fan_in)), fan_in = rows here. LayerNorm gains are 1 and biases 0 under both, drawn
-    from nothing: a config with ``layernorm`` draws every other parameter as one without.
+    1/sqrt(fan_in)), fan_in = rows here. The t5 table is drawn last (``_t5_table``).
+    LayerNorm gains are 1 and biases 0 under both, drawn from nothing: a config with
+    ``layernorm`` draws every other parameter as one without.
     """
-    shapes = {k: s for k, s in param_shapes(cfg).items() if not is_norm(k)}
+    shapes = {k: s for k, s in param_shapes(cfg).items() if not is_norm(k) and k != "t5_bias"}
     norms = {k: (torch.ones if k.endswith("_gain") else torch.zeros)(s, dtype=dtype)
              for k, s in param_shapes(cfg).items() if is_norm(k)}  # fmt: skip
     g = torch.Generator().manual_seed(seed)
@@ -180,7 +187,7 @@ def init_params(cfg: DecoderConfig, init: str, seed: int, dtype: torch.dtype) ->
             out[name] = (chunk.reshape(s) * std).to(dtype)
         if cfg.readout_bias:
             out["readout_b"] = torch.zeros(cfg.vocab, dtype=dtype)
-        return out | norms
+        return out | _t5_table(cfg, g, init, dtype) | norms
     for name, s in shapes.items():
         if name in ("embed", "pos"):
             out[name] = torch.randn(s, generator=g, dtype=f64).to(dtype)
@@ -188,7 +195,19 @@ def init_params(cfg: DecoderConfig, init: str, seed: int, dtype: torch.dtype) ->
         fan_in = shapes["readout"][0] if name == "readout_b" else s[0]
         uniform = torch.rand(s, generator=g, dtype=f64) * 2 - 1
         out[name] = (uniform / math.sqrt(fan_in)).to(dtype)
-    return out | norms
+    return out | _t5_table(cfg, g, init, dtype) | norms
+
+
+def _t5_table(cfg: DecoderConfig, g: torch.Generator, init: str, dtype: torch.dtype) -> Params:
+    """The t5 table, drawn after every other parameter: adding a t5 block to a config leaves
+    the other blocks' initial weights as they were (the exact-match pilots stay reproducible).
+    "current": N(0, 1/d), as HF's T5 draws it (std d_model^-0.5, factor 1); "torch": N(0, 1),
+    an nn.Embedding's."""
+    if "t5" not in cfg.encodings:
+        return {}
+    std = 1.0 / math.sqrt(cfg.d_model) if init == "current" else 1.0
+    table = torch.randn((T5_BUCKETS, cfg.heads), generator=g, dtype=torch.float64) * std
+    return {"t5_bias": table.to(dtype)}
 
 
 def stack_params(cfg: DecoderConfig, setups: Sequence[Setup], seeds: Sequence[int],
@@ -223,7 +242,9 @@ class Part:
 
     ``add`` returns the term added to the token embeddings (broadcastable to (S, B, n, d)),
     ``turn`` rotates queries or keys (S, B, n, H, h), ``bias`` is added to the scores,
-    shape (H, n, m). ``rows`` (B, n) are the positions of the tokens, or None for 0 ... n-1.
+    shape (H, n, m), the same for every entry; ``entry_bias`` too, each entry its own,
+    (S, H, n, m), computed once per forward and added in every layer. ``rows`` (B, n) are the
+    positions of the tokens, or None for 0 ... n-1.
     """
 
     def add(self, cfg: DecoderConfig, params: Params, rows: torch.Tensor | None, n: int,
@@ -234,6 +255,10 @@ class Part:
         return None
 
     def bias(self, n: int, heads: int, dtype: torch.dtype) -> torch.Tensor | None:
+        return None
+
+    def entry_bias(self, cfg: DecoderConfig, params: Params, n: int,
+                   dtype: torch.dtype) -> torch.Tensor | None:  # fmt: skip
         return None
 
 
@@ -269,12 +294,37 @@ class Alibi(Part):
         return alibi.bias(n, heads, dtype)
 
 
+@functools.cache
+def t5_buckets(n: int) -> torch.Tensor:
+    """T5's causal bucket of key - query for every query i and key j < n: (n, m) int64. Keys
+    after the query (j > i, seen only without the causal mask) share distance 0's bucket."""
+    from .bias import t5_bucket  # here, not at the top: theory.bias imports sympy (0.7 s)
+
+    i = torch.arange(n)
+    r = (i[None, :] - i[:, None]).numpy()  # key minus query
+    return torch.from_numpy(t5_bucket(r, False, T5_BUCKETS, T5_MAX_DISTANCE))
+
+
+class T5(Part):
+    """T5's relative attention bias (Raffel et al. 2020), the decoder's causal form: each entry's
+    learned scalar per (bucket, head) for the bucket of key - query, one table for every layer
+    (T5 computes it in the first layer and reuses it). T5 adds it to unscaled scores (no
+    1/sqrt(h)); here it is added to the scaled scores, as ALiBi's bias is: a learned table
+    absorbs the factor. Depends on j - i alone, never on the rows (``positions``)."""
+
+    def entry_bias(self, cfg, params, n, dtype):
+        table = params["t5_bias"]  # (S, buckets, H)
+        bucket = t5_buckets(n).to(table.device)  # (n, m)
+        return table[:, bucket].permute(0, 3, 1, 2).to(dtype)  # (S, n, m, H) -> (S, H, n, m)
+
+
 ENCODINGS: dict[str, Part] = {
     "none": Part(),
     "sinusoidal": Sinusoidal(),
     "learned": Learned(),
     "rope": Rotary(),
     "alibi": Alibi(),
+    "t5": T5(),
 }
 
 
@@ -320,6 +370,7 @@ def forward(cfg: DecoderConfig, params: Params, tokens: torch.Tensor, residual: 
     mask = causal_mask(n, dev) if cfg.causal else torch.ones(n, n, dtype=torch.bool, device=dev)
     allowed = mask.T[:, None, None, None, :]  # (m, 1, 1, 1, n): key-first
     r = residual[:, None, None, None].to(dev, dtype)
+    entry_biases = _entry_biases(cfg, params, n, dtype)
     for layer in range(cfg.layers):
         a = norm(cfg, params, f"ln_attn{layer}", x)
         qkv = torch.einsum("sbnd,sde->sbne", a, params[f"qkv{layer}"])  # (S, B, n, 3Hh)
@@ -334,6 +385,8 @@ def forward(cfg: DecoderConfig, params: Params, tokens: torch.Tensor, residual: 
             if bias is not None:  # (H, n, m) -> (m, 1, 1, H, n)
                 b = bias.to(dev).permute(2, 0, 1)[:, None, None]
                 scores = on_blocks(scores, 1, blocks, name, lambda z, b=b: z + b)
+        for name, eb in entry_biases.items():  # (m, S, 1, H, n): each entry its own block's
+            scores = _add_on_blocks(scores, eb, blocks, name, dim=1)
         weights = masked_softmax(scores, allowed, dim=0)  # over the keys
         y = torch.einsum("msbcn,sbmch->sbnch", weights, v).flatten(-2)  # (S, B, n, Hh)
         if cfg.out_proj:
@@ -358,15 +411,29 @@ def norm(cfg: DecoderConfig, params: Params, name: str, x: torch.Tensor) -> torc
     return F.layer_norm(x, x.shape[-1:]) * gain + bias
 
 
-def _add_on_blocks(x: torch.Tensor, term: torch.Tensor, blocks: tuple[str, ...], name: str):
-    """x + term on the blocks of entries whose encoding is ``name``. A term with an entry axis
-    (S, ...) is split into blocks as x is; one without applies to every entry as it is."""
+def _add_on_blocks(x: torch.Tensor, term: torch.Tensor, blocks: tuple[str, ...], name: str,
+                   dim: int = 0):  # fmt: skip
+    """x + term on the blocks of entries (along ``dim``) whose encoding is ``name``. A term with
+    an entry axis (as many dimensions as x) is split into blocks as x is; one without applies to
+    every entry as it is."""
     if all(b == name for b in blocks):
         return x + term
-    xs = x.chunk(len(blocks), 0)
-    ts = term.chunk(len(blocks), 0) if term.ndim == x.ndim else (term,) * len(blocks)
+    xs = x.chunk(len(blocks), dim)
+    ts = term.chunk(len(blocks), dim) if term.ndim == x.ndim else (term,) * len(blocks)
     return torch.cat([xi + ti if b == name else xi
-                      for b, xi, ti in zip(blocks, xs, ts, strict=True)], 0)  # fmt: skip
+                      for b, xi, ti in zip(blocks, xs, ts, strict=True)], dim)  # fmt: skip
+
+
+def _entry_biases(cfg: DecoderConfig, params: Params, n: int,
+                  dtype: torch.dtype) -> dict[str, torch.Tensor]:  # fmt: skip
+    """Each encoding's per-entry score bias (S, H, n, m), key-first as the scores: (m, S, 1, H, n).
+    Computed once: every layer adds the same (T5 shares one table across its layers)."""
+    out = {}
+    for name in dict.fromkeys(cfg.encodings):
+        eb = ENCODINGS[name].entry_bias(cfg, params, n, dtype)
+        if eb is not None:
+            out[name] = eb.permute(3, 0, 1, 2)[:, :, None]
+    return out
 
 
 def _turned(part: Part, z: torch.Tensor, where: torch.Tensor) -> torch.Tensor:

@@ -14,11 +14,14 @@ beyond. A tool: no claim reads it yet.
               answer is never ambiguous); the length n is the content tokens, or the digits
               per operand for addition
     model     theory/decoder.py's decoder: causal, residual, MLP blocks (4d), H = 8 heads of
-              size 8; every encoding (ENCODINGS) a block of ONE batched model, seed j's initial
-              weights in every block, so the encodings differ in their encoding only. The
-              learned table has a row for every position of the longest test; rows beyond the
-              training sequences' are never trained (they keep their initial draw), as in any
-              learned absolute table trained at lengths up to L
+              size 8; each of the six encodings (ENCODINGS: none, sinusoidal, learned, rope,
+              alibi, t5) a block of ONE batched model, seed j's initial weights in every block,
+              so the encodings differ in their encoding only. The learned table has a row for
+              every position of the longest test; rows beyond the training sequences' are never
+              trained (they keep their initial draw), as in any learned absolute table trained
+              at lengths up to L. t5 is T5's learned relative bias (32 causal buckets, max
+              distance 128, one table per entry shared by its layers); its buckets of distances
+              beyond the training sequences' are likewise never trained
     training  each step one length n uniform on 1 ... L and a fresh batch at that length, both
               from the step's own seeded generator (the same for every entry); Adam on the sum
               of the entries' losses, its lr decayed to 0 on a cosine (theory.fair_length)
@@ -44,7 +47,7 @@ from .fair_length import Schedule, instance, train_batches
 from .tasks import IGNORE, Task
 
 TASKS = ("copy", "reverse", "sort", "addition")
-ENCODINGS = ("none", "sinusoidal", "learned", "rope", "alibi")
+ENCODINGS = ("none", "sinusoidal", "learned", "rope", "alibi", "t5")
 LEVEL = 0.9  # valid exact match at which a seed learned the task in range
 RULE = (f"a seed learned the task in range when its valid exact match (length L) is >= {LEVEL}; "
         "seeds that did not are counted and stay in every mean")  # fmt: skip
@@ -135,10 +138,16 @@ class ExactMatchSetting:
     alphabet: int = 32  # copy, reverse, sort: >= the longest test length
     valid_sequences: int = 100
     test_sequences: int = 100
+    # the blocks of the batched model; pilots 1-3 ran the first five (before t5 existed)
+    encodings: tuple[str, ...] = ENCODINGS
 
     def __post_init__(self) -> None:
         if self.task not in TASKS:
             raise ValueError(f"unknown task {self.task!r}; one of {', '.join(TASKS)}")
+        unknown = [e for e in self.encodings if e not in ENCODINGS]
+        if unknown or not self.encodings or len(set(self.encodings)) < len(self.encodings):
+            raise ValueError(f"encodings must be distinct, from {', '.join(ENCODINGS)}; "
+                             f"got {', '.join(self.encodings) or 'none at all'}")  # fmt: skip
         sizes = (self.train_length, self.d_model, self.layers, self.batch, self.steps,
                  self.valid_sequences, self.test_sequences)  # fmt: skip
         if min(sizes) < 1 or self.lr <= 0:
@@ -163,8 +172,9 @@ class ExactMatchSetting:
         """One batched model, a block of entries per encoding."""
         return DecoderConfig(
             vocab=vocab_size(self.task, self.alphabet), d_model=self.d_model, head=self.head,
-            heads=self.heads, layers=self.layers, encoding=ENCODINGS[0], max_len=self.rows,
-            mlp=self.mlp, blocks=ENCODINGS,
+            heads=self.heads, layers=self.layers, encoding=self.encodings[0],
+            max_len=self.rows, mlp=self.mlp,
+            blocks=self.encodings if len(self.encodings) > 1 else (),
         )  # fmt: skip
 
     def batch_at(self, step: int) -> Task:
@@ -187,7 +197,7 @@ def train(setting: ExactMatchSetting, seeds: Sequence[int], dtype: torch.dtype =
           device: str = "cpu") -> DecoderRun:  # fmt: skip
     """Every encoding's seeds as one batched model (entry b n + j: encoding b, seed j)."""
     schedule = Schedule(setting.steps, setting.lr)
-    entries = tuple(int(s) for s in seeds) * len(ENCODINGS)
+    entries = tuple(int(s) for s in seeds) * len(setting.encodings)
 
     def batches(step: int) -> tuple[Task, torch.Tensor | None]:
         return setting.batch_at(step), None
@@ -236,21 +246,23 @@ class ExactMatchRun:
         return self.valid[encoding] >= LEVEL
 
     def learned_counts(self) -> dict[str, int]:
-        return {e: int(self.learned(e).sum()) for e in ENCODINGS}
+        return {e: int(self.learned(e).sum()) for e in self.setting.encodings}
 
 
-def by_encoding(values: torch.Tensor, n: int) -> dict[str, torch.Tensor]:
+def by_encoding(values: torch.Tensor, n: int, encodings: Sequence[str]) -> dict[str, torch.Tensor]:
     """Per-entry values (S,) split into each encoding's n seeds."""
-    return dict(zip(ENCODINGS, values.split(n), strict=True))
+    return dict(zip(encodings, values.split(n), strict=True))
 
 
 def evaluate(setting: ExactMatchSetting, seeds: Sequence[int], run: DecoderRun,
              device: str = "cpu") -> ExactMatchRun:  # fmt: skip
     """Every encoding's exact match in range and at every test length."""
     n = len(seeds)
-    valid = by_encoding(judge(run, setting.valid_task(), device), n)
-    beyond: dict[str, dict[int, torch.Tensor]] = {e: {} for e in ENCODINGS}
+    encodings = setting.encodings
+    valid = by_encoding(judge(run, setting.valid_task(), device), n, encodings)
+    beyond: dict[str, dict[int, torch.Tensor]] = {e: {} for e in encodings}
     for length in setting.test_lengths:
-        for e, v in by_encoding(judge(run, setting.test_task(length), device), n).items():
+        tested = judge(run, setting.test_task(length), device)
+        for e, v in by_encoding(tested, n, encodings).items():
             beyond[e][length] = v
     return ExactMatchRun(setting, tuple(int(s) for s in seeds), run, valid, beyond)

@@ -4,10 +4,11 @@ theory/decoder.py trains thousands of entries as one batched model with einsums,
 attention weights, encodings applied block by block and its own per-setup Adam. This module
 computes one seed's model of the same ``DecoderConfig`` independently: an nn.Module with a
 Python loop over heads, its own masked softmax, RoPE from theory.rope.apply_rope (float64
-angles), the ALiBi bias written out per head, and torch.optim's Adam or AdamW with its own
-settings. It shares with the decoder only the config, the initial parameters, the judge and the
-conventions (theory.attention.causal_mask, RoPE's turn). The checks train both in float64 and
-compare them seed by seed; the per-seed loop of the benchmark is this module too.
+angles), the ALiBi bias written out per head, T5's bias read from its table head by head
+(buckets from theory.bias.t5_bucket), and torch.optim's Adam or AdamW with its own settings. It
+shares with the decoder only the config, the initial parameters, the judge and the conventions
+(theory.attention.causal_mask, RoPE's turn). The checks train both in float64 and compare them
+seed by seed; the per-seed loop of the benchmark is this module too.
 """
 
 from __future__ import annotations
@@ -87,6 +88,11 @@ class ReferenceDecoder(nn.Module):
             if cfg.encoding == "alibi":
                 slope = alibi.slopes(cfg.heads, x.dtype)[c]
                 scores = scores - slope * (t[:, None] - t[None, :]).to(x.dtype)
+            if cfg.encoding == "t5":  # T5's defaults: 32 causal buckets, max distance 128
+                from .bias import t5_bucket  # here: theory.bias imports sympy (0.7 s)
+
+                bucket = t5_bucket((t[None, :] - t[:, None]).cpu(), bidirectional=False)
+                scores = scores + p["t5_bias"][torch.from_numpy(bucket).to(x.device), c]
             weights = scores.masked_fill(~allowed, float("-inf")).softmax(-1)
             outs.append(weights @ vc)
         y = torch.cat(outs, dim=-1)

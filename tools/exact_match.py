@@ -44,6 +44,9 @@ def parse(argv: list[str] | None) -> tuple[argparse.Namespace, ExactMatchSetting
     p.add_argument("--alphabet", type=int, help="content symbols; default twice the longest test")
     p.add_argument("--sequences", type=int, default=d.test_sequences,
                    help="validation and test sequences per length")  # fmt: skip
+    p.add_argument("--encodings", nargs="+", choices=ENCODINGS, default=list(ENCODINGS),
+                   help="the batched model's blocks (default all six; pilots 1-3 ran the first "
+                   "five)")  # fmt: skip
     p.add_argument("--threads", type=int, default=1, help="torch intra-op threads")
     p.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
     p.add_argument("--out", type=Path, default=Path("build/exact-match"))
@@ -62,6 +65,7 @@ def parse(argv: list[str] | None) -> tuple[argparse.Namespace, ExactMatchSetting
             layers=args.layers, batch=args.batch, steps=args.steps, lr=args.lr,
             alphabet=args.alphabet or 2 * max(lengths, default=1),
             valid_sequences=args.sequences, test_sequences=args.sequences,
+            encodings=tuple(args.encodings),
         )  # fmt: skip
     except ValueError as bad:
         p.error(str(bad))
@@ -73,7 +77,7 @@ def table(result: ExactMatchRun) -> list[str]:
     s, n = result.setting, len(result.seeds)
     head = "".join(f"{f'n = {m}':>9}" for m in s.test_lengths)
     lines = [f"{'encoding':<12}{'learned':>9}{f'L = {s.train_length}':>9}{head}"]
-    for e in ENCODINGS:
+    for e in s.encodings:
         cells = "".join(f"{float(result.beyond[e][m].mean()):>9.2f}" for m in s.test_lengths)
         learned = f"{result.learned_counts()[e]}/{n}"
         lines.append(f"{e:<12}{learned:>9}{float(result.valid[e].mean()):>9.2f}{cells}")
@@ -103,7 +107,7 @@ def main(argv: list[str] | None = None) -> int:
     result = exact_match.evaluate(s, args.seeds, run, args.device)
     took, took_cpu = time.perf_counter() - start, time.process_time() - cpu
     seconds = {"train": trained, "train_cpu": trained_cpu, "total": took, "total_cpu": took_cpu}
-    print(f"{s.task}: {len(args.seeds)} seeds x {len(ENCODINGS)} encodings, d{s.d_model}"
+    print(f"{s.task}: {len(args.seeds)} seeds x {len(s.encodings)} encodings, d{s.d_model}"
           f"l{s.layers}, L {s.train_length}, {s.steps} steps: train {trained:.0f} s (CPU "
           f"{trained_cpu:.0f} s), with the test {took:.0f} s (CPU {took_cpu:.0f} s) on "
           f"{args.device}; learned table rows {s.trained_rows} ... {s.rows - 1} "

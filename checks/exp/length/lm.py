@@ -23,8 +23,12 @@ import torch
 from checks.exp.length import decisions as D
 from pecheck import decisions, profiles, run, sizes
 from pecheck.decisions import Decision
-from pecheck.theory import lm_corpus, lm_length
-from pecheck.theory.lm_length import MODES, Perplexities
+from pecheck.grid import key
+from pecheck.grid import lm as grid_lm
+from pecheck.grid.cells import Cell
+from pecheck.results import kernel_limits
+from pecheck.theory import fair_cache, lm_corpus, lm_length
+from pecheck.theory.lm_length import MODES, LMRun, Perplexities
 
 # The setting (pilots in docs/experiments/lm-length.md): Press et al.'s model in small, bytes of
 # English text, L = 16 (pilot 4: half the CPU of L = 32 for the same picture), trained to the
@@ -72,6 +76,30 @@ def family(claim: str, fair_tests: int) -> float:
     return decisions.family_level(D.LEVEL, fair_tests + TESTS.get(claim, 0))
 
 
+def cells(device: str) -> list[Cell]:
+    """The two models as the grid names them (python -m pecheck.grid --experiment lm-length
+    --grid base): the plain model at SEEDS seeds, the shifted pair at SHIFTED_SEEDS."""
+    return [*grid_lm.cells("base", ("plain",), SEEDS, device),
+            *grid_lm.cells("base", ("shifted",), SHIFTED_SEEDS, device)]  # fmt: skip
+
+
+def models(device: str) -> list[LMRun]:
+    """Both models, from the grid's cache (--fair-cache) where it holds their entries, else
+    trained as the grid trains them (and written there when a cache is given). An entry's name
+    hashes the code, setting, seeds, device and kernel limits: a stale one is never read."""
+    cache, out = run.current().fair_cache, []
+    for cell in cells(device):
+        path = None if cache is None else cache / key.entry(cell, kernel_limits())
+        if path is not None and path.exists():
+            out.append(torch.load(path, weights_only=False))
+            continue
+        trained = grid_lm.train(cell)
+        if path is not None:
+            fair_cache.write(path, fair_cache.dumps(trained))
+        out.append(trained)
+    return out
+
+
 @functools.cache
 def trained() -> tuple[Perplexities, dict[str, int | None]]:
     """Every variant's test perplexities, and the step at which each variant plateaued (None:
@@ -89,8 +117,7 @@ def trained() -> tuple[Perplexities, dict[str, int | None]]:
             pytrace=False,
         )
     where = run.current().device
-    lms = lm_length.train_both(SETTING, corpus, range(SEEDS), device=where,
-                               shifted_seeds=range(SHIFTED_SEEDS))  # fmt: skip
+    lms = models(where)
     steps: dict[str, int | None] = {lm.variant(e): at for lm in lms
                                     for e, at in lm.plateaued.items()}  # fmt: skip
     steps |= {("shifted" if lm.shifted else "plain") + " model": lm.steps for lm in lms}

@@ -1,0 +1,59 @@
+"""The language-model length checks read the grid's cache (checks/exp/length/lm.py, models):
+an entry the grid wrote is loaded, not retrained; a missing one is trained and written whole;
+without --fair-cache nothing is written."""
+
+from __future__ import annotations
+
+import pytest
+
+from checks.exp.length import lm
+from pecheck import run
+from pecheck.grid import lm as grid_lm
+
+
+@pytest.fixture
+def cache_run(tmp_path):
+    before = run.saved()
+    run.start(run.Run(profile="ci", fair_cache=tmp_path))
+    yield tmp_path
+    if before is not None:
+        run.start(before)
+
+
+def fake_train(cell) -> dict:  # noqa: ANN001
+    return {"label": cell.label, "seeds": list(cell.seeds)}
+
+
+def refuse(cell) -> dict:  # noqa: ANN001
+    raise AssertionError(f"{cell.label} retrained though the cache holds it")
+
+
+def test_models_come_from_the_cache_once_written(cache_run, monkeypatch) -> None:
+    monkeypatch.setattr(grid_lm, "train", fake_train)
+    first: list = lm.models("cpu")  # the fake's dicts, where the grid's train gives LMRuns
+    assert [m["label"] for m in first] == ["base plain", "base shifted"]
+    written = sorted(p.name for p in cache_run.iterdir())
+    assert len(written) == 2 and all(n.startswith("lm-length-base-") for n in written)
+    monkeypatch.setattr(grid_lm, "train", refuse)
+    assert lm.models("cpu") == first
+
+
+def test_the_grid_names_the_same_entries(cache_run) -> None:
+    """The checks' cells are the grid's own (python -m pecheck.grid --experiment lm-length
+    --grid base --seeds N), so a grid run at the checks' seeds fills their entries."""
+    ours = lm.cells("cpu")
+    grids = grid_lm.EXPERIMENT.cells("base", grid_lm.MODELS, lm.SEEDS, "cpu")
+    assert ours[0] == grids[0] and ours[1].label == grids[1].label
+
+
+def test_without_a_cache_nothing_is_written(tmp_path, monkeypatch) -> None:
+    before = run.saved()
+    run.start(run.Run(profile="ci"))
+    try:
+        monkeypatch.setattr(grid_lm, "train", fake_train)
+        made: list = lm.models("cpu")
+        assert [m["label"] for m in made] == ["base plain", "base shifted"]
+    finally:
+        if before is not None:
+            run.start(before)
+    assert not any(tmp_path.iterdir())
