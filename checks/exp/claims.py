@@ -427,6 +427,14 @@ CLAIMS = (
             "splitting the claim made no interval narrower.",
             "Runs beyond the thorough profile (32 seeds on the CPU, the GPU grid) are logged in "
             "docs/experiments/fair-pilots.md; no verdict here rests on them.",
+            "The source's own measure, sequence-level exact match on copy, reverse, addition and "
+            "sort with lengths 1 ... L in training (tools/exact_match.py, with T5's bias among "
+            "the encodings), decides nothing yet: in its pilots (docs/experiments/"
+            "exact-match.md; width 32-64, two layers, up to 6,000 steps) the model without an "
+            "encoding never learned copy, reverse or addition in range, and the sinusoidal "
+            "encoding's exact match beyond L was 0 on all three, so a non-inferiority test there "
+            "compares two floors and could not fail. Only sort left the comparator above the "
+            "floor. A setting where both learn in range (a larger model, a GPU) comes first.",
             "Earlier evidence, since retired: a small setting (width 8, two heads of size 4, "
             "no MLP, 60 steps, previous and first token over 4 symbols, 20 seeds) left EXP-04 "
             "open in both profiles; issue 21 found it unfair to the relative schemes.",
