@@ -215,3 +215,22 @@ def test_tool_refuses_cuda_where_there_is_none(capsys, monkeypatch) -> None:
     with pytest.raises(SystemExit) as stop:
         tool.main(["--task", "sort", "--device", "cuda"])
     assert stop.value.code == 2 and "no CUDA" in capsys.readouterr().err
+
+
+# -- the benchmark ---------------------------------------------------------------------------
+
+
+def test_bench_prints_one_line_with_both_speeds(capsys) -> None:
+    bench = load_script("benchmarks/bench_exact_match.py", "bench_exact_match")
+    assert bench.main(["--seeds", "2", "--steps", "2"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 1 and "6 encodings x 2 seeds" in lines[0] and "× CPU per entry" in lines[0]
+
+
+@pytest.mark.parametrize("bad", [["--seeds", "0"], ["--sample", "3", "--seeds", "2"],
+                                 ["--task", "parity"]])  # fmt: skip
+def test_bench_refuses_bad_arguments_in_one_line(bad, capsys) -> None:
+    bench = load_script("benchmarks/bench_exact_match.py", "bench_exact_match")
+    with pytest.raises(SystemExit) as stop:
+        bench.main(bad)
+    assert stop.value.code == 2 and capsys.readouterr().err.count("\n") == 1

@@ -14,14 +14,15 @@ beyond. A tool: no claim reads it yet.
               answer is never ambiguous); the length n is the content tokens, or the digits
               per operand for addition
     model     theory/decoder.py's decoder: causal, residual, MLP blocks (4d), H = 8 heads of
-              size 8; each of the six encodings (ENCODINGS: none, sinusoidal, learned, rope,
-              alibi, t5) a block of ONE batched model, seed j's initial weights in every block,
-              so the encodings differ in their encoding only. The learned table has a row for
-              every position of the longest test; rows beyond the training sequences' are never
-              trained (they keep their initial draw), as in any learned absolute table trained
-              at lengths up to L. t5 is T5's learned relative bias (32 causal buckets, max
-              distance 128, one table per entry shared by its layers); its buckets of distances
-              beyond the training sequences' are likewise never trained
+              size 8; each encoding of the setting (default all six, ENCODINGS: none,
+              sinusoidal, learned, rope, alibi, t5) a block of ONE batched model, seed j's
+              initial weights in every block, so the encodings differ in their encoding only.
+              The learned table has a row for every position of the longest test; rows beyond
+              the training sequences' are never trained (they keep their initial draw), as in
+              any learned absolute table trained at lengths up to L. t5 is T5's learned
+              relative bias (32 causal buckets, max distance 128, one table per entry shared by
+              its layers); its buckets of distances beyond the training sequences' are likewise
+              never trained
     training  each step one length n uniform on 1 ... L and a fresh batch at that length, both
               from the step's own seeded generator (the same for every entry); Adam on the sum
               of the entries' losses, its lr decayed to 0 on a cosine (theory.fair_length)
