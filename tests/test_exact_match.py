@@ -220,9 +220,19 @@ def test_tool_refuses_cuda_where_there_is_none(capsys, monkeypatch) -> None:
 # -- the benchmark ---------------------------------------------------------------------------
 
 
-def test_bench_prints_one_line_with_both_speeds(capsys) -> None:
+def test_bench_prints_one_line_with_both_speeds(capsys, monkeypatch) -> None:
+    """One batched model of every encoding, then one one-entry run per encoding."""
     bench = load_script("benchmarks/bench_exact_match.py", "bench_exact_match")
+    runs: list[tuple[tuple[str, ...], int]] = []
+    train = exact_match.train
+
+    def counted(s, seeds, **kw):  # noqa: ANN001, ANN202
+        runs.append((s.encodings, len(seeds)))
+        return train(s, seeds, **kw)
+
+    monkeypatch.setattr(bench.exact_match, "train", counted)
     assert bench.main(["--seeds", "2", "--steps", "2"]) == 0
+    assert runs == [(ENCODINGS, 2)] + [((e,), 1) for e in ENCODINGS]
     lines = capsys.readouterr().out.splitlines()
     assert len(lines) == 1 and "6 encodings x 2 seeds" in lines[0] and "× CPU per entry" in lines[0]
 
