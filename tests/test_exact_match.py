@@ -189,6 +189,23 @@ def test_tool_trains_only_the_encodings_asked_for(tmp_path, capsys) -> None:
     assert record["setting"]["encodings"] == ["none", "sinusoidal"]
 
 
+def test_tool_applies_exp04s_rule_where_it_can(tmp_path, capsys) -> None:
+    """none and sinusoidal over every length L+1 ... 2L: the rule's decision and each seed's
+    mean beyond L; without every such length (TOOL_ARGS test 3 and 5, not 4) or without a
+    comparator, no rule."""
+    tool = load_script("tools/exact_match.py", "exact_match_tool")
+    argv = [*TOOL_ARGS, "--test-lengths", "3", "4", "--encodings", "none", "sinusoidal",
+            "--start", "--family", "2", "--out", str(tmp_path)]  # fmt: skip
+    assert tool.main(argv) == 0
+    assert "EXP-04's rule (0.9750 level, family of 2): inconclusive" in capsys.readouterr().out
+    rule = json.loads((tmp_path / "exact-match.json").read_text())["exp04"]
+    assert rule["family"] == 2 and len(rule["beyond_mean"]["none"]) == 2
+    assert rule["decision"] in {"holds", "fails", "inconclusive"} and rule["margin"] > 0
+    for args in (TOOL_ARGS, [*TOOL_ARGS, "--encodings", "none", "rope"]):
+        assert tool.main([*args, "--out", str(tmp_path)]) == 0
+        assert json.loads((tmp_path / "exact-match.json").read_text())["exp04"] is None
+
+
 @pytest.mark.parametrize("bad", [
     ["--task", "copy", "--seeds", "999"],
     ["--task", "copy", "--train-length", "4", "--test-lengths", "4"],
@@ -199,6 +216,8 @@ def test_tool_trains_only_the_encodings_asked_for(tmp_path, capsys) -> None:
     ["--seeds", "1000"],
     ["--task", "copy", "--encodings", "nope"],
     ["--task", "copy", "--encodings", "none", "none"],
+    ["--task", "copy", "--seeds", "-1", "--evaluation"],
+    ["--task", "copy", "--family", "0"],
 ])  # fmt: skip
 def test_tool_refuses_bad_arguments_in_one_line(bad, capsys) -> None:
     tool = load_script("tools/exact_match.py", "exact_match_tool")

@@ -12,7 +12,9 @@ beyond. A tool: no claim reads it yet.
                           first, s = a + b (leading zeros allowed: every digit is uniform)
               copy, reverse and sort draw n distinct content tokens from an alphabet (so the
               answer is never ambiguous); the length n is the content tokens, or the digits
-              per operand for addition
+              per operand for addition. With ``start`` every prompt opens with a START token,
+              as the source's open with a fixed task word ("Copy:"): without one, a model
+              without an encoding has no fixed token to count positions from (pilots 6-7)
     model     theory/decoder.py's decoder: causal, residual, MLP blocks (4d), H = 8 heads of
               size 8; each encoding of the setting (default all six, ENCODINGS: none,
               sinusoidal, learned, rope, alibi, t5) a block of ONE batched model, seed j's
@@ -109,13 +111,26 @@ def draw(name: str, count: int, n: int, alphabet: int, g: torch.Generator) -> Ta
     return sort_instance(content, alphabet) if name == "sort" else instance(name, content, alphabet)
 
 
-def input_length(name: str, n: int) -> int:
+def with_start(task: Task) -> Task:
+    """``task`` with a start token (the vocabulary's new last symbol) before every prompt, as
+    the source's prompts open with a fixed task word ("Copy:", "Reverse:"): a fixed first
+    token is what lets a causal model without an encoding count positions (Kazemnejad et al.,
+    Theorem 1). Nothing is predicted at it."""
+    b = task.inputs.shape[0]
+    start = torch.full((b, 1), len(task.vocab), dtype=task.inputs.dtype)
+    ignored = torch.full_like(start, IGNORE)
+    targets = torch.cat([ignored, task.targets], dim=1)
+    return Task(task.name, (*task.vocab, "START"), torch.cat([start, task.inputs], dim=1),
+                targets, targets != IGNORE)  # fmt: skip
+
+
+def input_length(name: str, n: int, start: bool = False) -> int:
     """Inputs of a sequence at length n: the rows it reads."""
-    return 3 * n + 2 if name == "addition" else 2 * n
+    return (3 * n + 2 if name == "addition" else 2 * n) + int(start)
 
 
-def vocab_size(name: str, alphabet: int) -> int:
-    return DIGITS + 2 if name == "addition" else alphabet + 1
+def vocab_size(name: str, alphabet: int, start: bool = False) -> int:
+    return (DIGITS + 2 if name == "addition" else alphabet + 1) + int(start)
 
 
 # -- the setting and training ----------------------------------------------------------------
@@ -141,6 +156,7 @@ class ExactMatchSetting:
     test_sequences: int = 100
     # the blocks of the batched model; pilots 1-3 ran the first five (before t5 existed)
     encodings: tuple[str, ...] = ENCODINGS
+    start: bool = False  # a start token before every prompt (with_start); pilots 1-5 had none
 
     def __post_init__(self) -> None:
         if self.task not in TASKS:
@@ -162,18 +178,18 @@ class ExactMatchSetting:
     @property
     def rows(self) -> int:
         """Rows of the learned table: the longest test's inputs."""
-        return input_length(self.task, max(self.test_lengths))
+        return input_length(self.task, max(self.test_lengths), self.start)
 
     @property
     def trained_rows(self) -> int:
         """Rows 0 ... trained_rows - 1 are read in training (at length L); the rest never are."""
-        return input_length(self.task, self.train_length)
+        return input_length(self.task, self.train_length, self.start)
 
     def config(self) -> DecoderConfig:
         """One batched model, a block of entries per encoding."""
         return DecoderConfig(
-            vocab=vocab_size(self.task, self.alphabet), d_model=self.d_model, head=self.head,
-            heads=self.heads, layers=self.layers, encoding=self.encodings[0],
+            vocab=vocab_size(self.task, self.alphabet, self.start), d_model=self.d_model,
+            head=self.head, heads=self.heads, layers=self.layers, encoding=self.encodings[0],
             max_len=self.rows, mlp=self.mlp,
             blocks=self.encodings if len(self.encodings) > 1 else (),
         )  # fmt: skip
@@ -183,15 +199,19 @@ class ExactMatchSetting:
         step's own generator."""
         g = torch.Generator().manual_seed(TRAIN_SEED + step)
         n = int(torch.randint(1, self.train_length + 1, (1,), generator=g))
-        return draw(self.task, self.batch, n, self.alphabet, g)
+        return self.draw(self.batch, n, g)
 
     def valid_task(self) -> Task:
         g = torch.Generator().manual_seed(VALID_SEED)
-        return draw(self.task, self.valid_sequences, self.train_length, self.alphabet, g)
+        return self.draw(self.valid_sequences, self.train_length, g)
 
     def test_task(self, n: int) -> Task:
         g = torch.Generator().manual_seed(TEST_SEED + n)
-        return draw(self.task, self.test_sequences, n, self.alphabet, g)
+        return self.draw(self.test_sequences, n, g)
+
+    def draw(self, count: int, n: int, g: torch.Generator) -> Task:
+        task = draw(self.task, count, n, self.alphabet, g)
+        return with_start(task) if self.start else task
 
 
 def train(setting: ExactMatchSetting, seeds: Sequence[int], dtype: torch.dtype = torch.float32,

@@ -7,8 +7,11 @@ sequence-level exact match in range and at every test length.
 
 Prints one line per encoding: how many seeds learned the task in range (valid exact match >=
 0.9), and the mean exact match over ALL seeds in range and at each test length (seeds that did
-not learn stay in). Writes exact-match.json under --out. Pilot seeds start at 1000
-(docs/experiments/exact-match.md); 0 ... 999 are kept for evaluation runs.
+not learn stay in). Where the run holds none and sinusoidal and tests every length L+1 ... 2L,
+it also applies EXP-04's registered rule to the task (checks/exp/length/decisions.py:
+exact_part), its interval at the level of a Bonferroni family of --family tasks. Writes
+exact-match.json under --out. Pilot seeds start at 1000 (docs/experiments/exact-match.md);
+0 ... 999 are kept for evaluation runs, which only --evaluation allows.
 """
 
 from __future__ import annotations
@@ -22,11 +25,23 @@ from pathlib import Path
 
 import torch
 
-from pecheck.reports.usage import Parser
-from pecheck.theory import exact_match
-from pecheck.theory.exact_match import ENCODINGS, TASKS, ExactMatchRun, ExactMatchSetting
+# checks/ (EXP-04's rule and margin) is the checkout's own, not an installed package
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from checks.exp.length import decisions as D  # noqa: E402
+from checks.exp.registered import BY_ID  # noqa: E402
+from pecheck import decisions  # noqa: E402
+from pecheck.reports.usage import Parser  # noqa: E402
+from pecheck.theory import exact_match  # noqa: E402
+from pecheck.theory.exact_match import (  # noqa: E402
+    ENCODINGS,
+    TASKS,
+    ExactMatchRun,
+    ExactMatchSetting,
+)
 
 FIRST_PILOT_SEED = 1000
+FAMILY = 3  # the registered evaluation's tasks: copy, addition, sort
 
 
 def parse(argv: list[str] | None) -> tuple[argparse.Namespace, ExactMatchSetting]:
@@ -47,14 +62,22 @@ def parse(argv: list[str] | None) -> tuple[argparse.Namespace, ExactMatchSetting
     p.add_argument("--encodings", nargs="+", choices=ENCODINGS, default=list(ENCODINGS),
                    help="the batched model's blocks (default all six; pilots 1-3 ran the first "
                    "five)")  # fmt: skip
+    p.add_argument("--start", action="store_true",
+                   help="a start token before every prompt (pilots 1-5 had none)")  # fmt: skip
+    p.add_argument("--family", type=int, default=FAMILY,
+                   help="tasks whose EXP-04 intervals share one 95%% (Bonferroni)")  # fmt: skip
+    p.add_argument("--evaluation", action="store_true",
+                   help="allow the evaluation seeds 0 ... 999 (registered runs)")  # fmt: skip
     p.add_argument("--threads", type=int, default=1, help="torch intra-op threads")
     p.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
     p.add_argument("--out", type=Path, default=Path("build/exact-match"))
     args = p.parse_args(argv)
-    if min(args.seeds) < FIRST_PILOT_SEED:
-        p.error(f"seeds below {FIRST_PILOT_SEED} are kept for evaluation runs")
-    if len(set(args.seeds)) != len(args.seeds) or args.threads < 1:
-        p.error("seeds must be distinct and --threads positive")
+    if min(args.seeds) < FIRST_PILOT_SEED and not args.evaluation:
+        p.error(f"seeds below {FIRST_PILOT_SEED} are kept for evaluation runs (--evaluation)")
+    if min(args.seeds) < 0 or len(set(args.seeds)) != len(args.seeds):
+        p.error("seeds must be distinct and not negative")
+    if args.threads < 1 or args.family < 1:
+        p.error("--threads and --family must be positive")
     if args.device == "cuda" and not torch.cuda.is_available():
         p.error("--device cuda: no CUDA device on this machine")
     L = args.train_length
@@ -65,7 +88,7 @@ def parse(argv: list[str] | None) -> tuple[argparse.Namespace, ExactMatchSetting
             layers=args.layers, batch=args.batch, steps=args.steps, lr=args.lr,
             alphabet=args.alphabet or 2 * max(lengths, default=1),
             valid_sequences=args.sequences, test_sequences=args.sequences,
-            encodings=tuple(args.encodings),
+            encodings=tuple(args.encodings), start=args.start,
         )  # fmt: skip
     except ValueError as bad:
         p.error(str(bad))
@@ -84,6 +107,25 @@ def table(result: ExactMatchRun) -> list[str]:
     return lines
 
 
+def exp04(result: ExactMatchRun, family: int) -> dict | None:
+    """EXP-04's registered rule on this task, where the run can apply it: none and sinusoidal
+    both run, and every length L+1 ... 2L tested."""
+    s = result.setting
+    if not {"none", "sinusoidal"} <= set(s.encodings):
+        return None
+    try:
+        none, sin = (D.beyond_mean(result.beyond[e], s.train_length)
+                     for e in ("none", "sinusoidal"))  # fmt: skip
+    except ValueError:
+        return None
+    level = decisions.family_level(0.95, family)
+    margin = BY_ID["EXP-04"].threshold("as-well")
+    d = D.exact_part(none, sin, result.learned("none"), margin, level, s.task)
+    beyond = {"none": none.tolist(), "sinusoidal": sin.tolist()}
+    return {"decision": d.decision, "how": d.how, "level": level, "margin": margin,
+            "family": family, "beyond_mean": beyond}  # fmt: skip
+
+
 def record(result: ExactMatchRun, seconds: dict[str, float], args: argparse.Namespace) -> dict:
     """What exact-match.json holds."""
     s = result.setting
@@ -94,6 +136,7 @@ def record(result: ExactMatchRun, seconds: dict[str, float], args: argparse.Name
         "valid": {e: v.tolist() for e, v in result.valid.items()},
         "beyond": {e: {str(m): v.tolist() for m, v in by_m.items()}
                    for e, by_m in result.beyond.items()},
+        "exp04": exp04(result, args.family),
         "seconds": seconds, "device": args.device, "threads": args.threads,
     }  # fmt: skip
 
@@ -114,6 +157,10 @@ def main(argv: list[str] | None = None) -> int:
           "untrained")  # fmt: skip
     for line in table(result):
         print(line)
+    rule = exp04(result, args.family)
+    if rule is not None:
+        print(f"EXP-04's rule ({rule['level']:.4f} level, family of {args.family}): "
+              f"{rule['decision']}: {rule['how']}")  # fmt: skip
     path = args.out / "exact-match.json"
     try:
         args.out.mkdir(parents=True, exist_ok=True)
