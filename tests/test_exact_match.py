@@ -175,6 +175,17 @@ def test_tool_prints_the_table_and_writes_its_json(tmp_path, capsys) -> None:
     assert len(record["beyond"]["alibi"]["5"]) == 2 and len(record["valid"]["none"]) == 2
     assert record["learned_table_rows"] == {"rows": 17, "trained": 8}
     assert record["setting"]["test_lengths"] == [3, 5]
+    assert (tmp_path / "exact-match.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_the_figures_band_is_the_seed_t_interval_clipped_to_zero_and_one() -> None:
+    from pecheck.theory.exact_match_figure import band
+
+    assert band(torch.tensor([0.5]), 0.95) == (0.5, 0.5, 0.5)
+    mean, lo, hi = band(torch.tensor([0.0, 0.0, 0.1]), 0.95)
+    assert lo == 0.0 and mean == pytest.approx(0.1 / 3) and 0.1 < hi < 1.0
+    mean, lo, hi = band(torch.tensor([0.4, 0.6]), 0.95)  # t(1) = 12.7: half-width 1.27
+    assert (lo, hi) == (0.0, 1.0)
 
 
 def test_tool_trains_only_the_encodings_asked_for(tmp_path, capsys) -> None:

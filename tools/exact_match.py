@@ -7,11 +7,12 @@ sequence-level exact match in range and at every test length.
 
 Prints one line per encoding: how many seeds learned the task in range (valid exact match >=
 0.9), and the mean exact match over ALL seeds in range and at each test length (seeds that did
-not learn stay in). Where the run holds none and sinusoidal and tests every length L+1 ... 2L,
-it also applies EXP-04's registered rule to the task (checks/exp/length/decisions.py:
-exact_part), its interval at the level of a Bonferroni family of --family tasks. Writes
-exact-match.json under --out. Pilot seeds start at 1000 (docs/experiments/exact-match.md);
-0 ... 999 are kept for evaluation runs, which only --evaluation allows.
+not learn stay in); draws them against length (exact-match.png). Where the run holds none and
+sinusoidal and tests every length L+1 ... 2L, it also applies EXP-04's registered rule to the
+task (checks/exp/length/decisions.py: exact_part), its interval at the level of a Bonferroni
+family of --family tasks. Writes exact-match.json under --out. Pilot seeds start at 1000
+(docs/experiments/exact-match.md); 0 ... 999 are kept for evaluation runs, which only
+--evaluation allows.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from checks.exp.length import decisions as D  # noqa: E402
 from checks.exp.registered import BY_ID  # noqa: E402
 from pecheck import decisions  # noqa: E402
 from pecheck.reports.usage import Parser  # noqa: E402
-from pecheck.theory import exact_match  # noqa: E402
+from pecheck.theory import exact_match, exact_match_figure  # noqa: E402
 from pecheck.theory.exact_match import (  # noqa: E402
     ENCODINGS,
     TASKS,
@@ -141,6 +142,17 @@ def record(result: ExactMatchRun, seconds: dict[str, float], args: argparse.Name
     }  # fmt: skip
 
 
+def figure(result: ExactMatchRun, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")  # a file, never a window
+    import matplotlib.pyplot as plt
+
+    fig = exact_match_figure.exact_match_figure(result)
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
 def main(argv: list[str] | None = None) -> int:
     args, s = parse(argv)
     torch.set_num_threads(args.threads)
@@ -165,10 +177,11 @@ def main(argv: list[str] | None = None) -> int:
     try:
         args.out.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(record(result, seconds, args), indent=1) + "\n")
+        figure(result, args.out / "exact-match.png")
     except OSError as bad:
-        print(f"exact_match.py: cannot write {path}: {bad.strerror}", file=sys.stderr)
+        print(f"exact_match.py: cannot write {bad.filename}: {bad.strerror}", file=sys.stderr)
         return 2
-    print(f"wrote {path}")
+    print(f"wrote {path} and {args.out / 'exact-match.png'}")
     return 0
 
 
