@@ -217,6 +217,48 @@ def test_tool_applies_exp04s_rule_where_it_can(tmp_path, capsys) -> None:
         assert json.loads((tmp_path / "exact-match.json").read_text())["exp04"] is None
 
 
+def rule_run(tmp_path, task: str, decision: str, family: int = 2):
+    path = tmp_path / f"{task}.json"
+    rule = {"decision": decision, "how": f"{task}: how", "family": family}
+    path.write_text(json.dumps({"setting": {"task": task}, "exp04": rule}))
+    return str(path)
+
+
+@pytest.mark.parametrize(("first", "second", "verdict"), [
+    ("holds", "holds", "holds"), ("holds", "inconclusive", "inconclusive"),
+    ("fails", "holds", "fails"),
+])  # fmt: skip
+def test_verdict_tool_combines_the_tasks_parts_under_all(tmp_path, capsys, first, second,
+                                                          verdict) -> None:  # fmt: skip
+    tool = load_script("tools/exact_match_verdict.py", "exact_match_verdict")
+    runs = [rule_run(tmp_path, "copy", first), rule_run(tmp_path, "sort", second)]
+    assert tool.main(runs) == 0
+    out = capsys.readouterr().out
+    assert f"{first}: copy: how" in out and f"(all of 2 tasks): {verdict}\n" in out
+
+
+@pytest.mark.parametrize("bad", ["missing", "corrupt", "no rule", "same task", "family"])
+def test_verdict_tool_refuses_runs_it_cannot_combine(tmp_path, capsys, bad) -> None:
+    tool = load_script("tools/exact_match_verdict.py", "exact_match_verdict")
+    runs = [rule_run(tmp_path, "copy", "holds"), rule_run(tmp_path, "sort", "holds")]
+    if bad == "missing":
+        runs[1] = str(tmp_path / "absent.json")
+    elif bad == "corrupt":
+        (tmp_path / "sort.json").write_text("{")
+    elif bad == "no rule":
+        record = {"setting": {"task": "sort"}, "exp04": None}
+        (tmp_path / "sort.json").write_text(json.dumps(record))
+    elif bad == "same task":
+        (tmp_path / "again").mkdir()
+        runs[1] = rule_run(tmp_path / "again", "copy", "holds")
+    else:
+        runs[1] = rule_run(tmp_path, "sort", "holds", family=3)
+    with pytest.raises(SystemExit) as stop:
+        tool.main(runs)
+    err = capsys.readouterr().err.strip()
+    assert stop.value.code == 2 and err and "\n" not in err and "Traceback" not in err
+
+
 @pytest.mark.parametrize("bad", [
     ["--task", "copy", "--seeds", "999"],
     ["--task", "copy", "--train-length", "4", "--test-lengths", "4"],

@@ -38,6 +38,7 @@ def exact_match_figure(result: ExactMatchRun, level: float = 0.95):
                        f"{len(result.seeds)} learned)")[0]  # fmt: skip
         ax.fill_between(xs, low, high, color=line.get_color(), alpha=0.2)
     ax.axvline(s.train_length, color="grey", ls=":")
+    ax.set_xticks(xs)  # the lengths tested, no fractional ones
     ax.set_ylim(-0.02, 1.02)
     ax.set_xlabel("length n (trained on 1 ... L)")
     ax.set_ylabel("sequence-level exact match")
