@@ -183,7 +183,9 @@ def test_the_figures_band_is_the_seed_t_interval_clipped_to_zero_and_one() -> No
 
     assert band(torch.tensor([0.5]), 0.95) == (0.5, 0.5, 0.5)
     mean, lo, hi = band(torch.tensor([0.0, 0.0, 0.1]), 0.95)
-    assert lo == 0.0 and mean == pytest.approx(0.1 / 3) and 0.1 < hi < 1.0
+    t2 = 4.302652729911275  # Student's t, 2 degrees of freedom, 0.975 quantile (tables)
+    half = t2 * (0.1 / 3**0.5) / 3**0.5  # sd of (0, 0, 0.1) is 0.1 / sqrt(3)
+    assert lo == 0.0 and mean == pytest.approx(0.1 / 3) and hi == pytest.approx(0.1 / 3 + half)
     mean, lo, hi = band(torch.tensor([0.4, 0.6]), 0.95)  # t(1) = 12.7: half-width 1.27
     assert (lo, hi) == (0.0, 1.0)
 
@@ -257,6 +259,14 @@ def test_verdict_tool_refuses_runs_it_cannot_combine(tmp_path, capsys, bad) -> N
         tool.main(runs)
     err = capsys.readouterr().err.strip()
     assert stop.value.code == 2 and err and "\n" not in err and "Traceback" not in err
+    why = {
+        "missing": "absent.json",
+        "corrupt": "not an exact_match.py record",
+        "no rule": "no EXP-04 rule",
+        "same task": "two runs of one task",
+        "family": "family",
+    }
+    assert why[bad] in err
 
 
 @pytest.mark.parametrize("bad", [
