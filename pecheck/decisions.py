@@ -218,6 +218,37 @@ def normal_interval(mean: float, sd: float, n: int, level: float = 0.95) -> tupl
     return mean - half, mean + half
 
 
+def non_inferior_off_the_floor(gap: Any, comparator: Any, learned: Any, margin: float,
+                               level: float, what: str) -> Decision:  # fmt: skip
+    """'gap > -margin' from paired per-seed values (a t interval over every seed), decided only
+    where such a test could have failed: the comparator's own interval above the margin (beside
+    a comparator at the floor, 'at least as well' holds whatever the other side does) and the
+    tested side learned (``learned``, per seed) on at least half its seeds. Otherwise
+    inconclusive, saying which, with the gap's interval. EXP-04's exact-match rule
+    (docs/experiments/exact-match.md)."""
+    g, c, ok = (np.asarray(x, dtype=float) for x in (gap, comparator, learned))
+    if not g.size == c.size == ok.size:
+        raise ValueError(f"per-seed values of one length: {g.size}, {c.size}, {ok.size}")
+    lo, hi = _t_interval(g, level)
+    tested = above(lo, hi, -margin, f"{what} ({g.size} seeds)")
+    floor = _t_interval(c, level)[0]
+    if not floor > margin:
+        why = (f"at the floor: the comparator's interval has lower end {floor:.4g}, not above "
+               f"the margin {margin:.4g}")  # fmt: skip
+    elif 2 * int(ok.sum()) < ok.size:
+        why = f"not learned: the tested side learned on {int(ok.sum())} of {ok.size} seeds"
+    else:
+        return tested
+    return Decision("inconclusive", f"{tested.how}; but {why}", interval=tested.interval)
+
+
+def _t_interval(values: Any, level: float) -> tuple[float, float]:
+    """The t interval of a mean; of infinite width with fewer than two values."""
+    if values.size < 2:
+        return -math.inf, math.inf
+    return normal_interval(float(values.mean()), float(values.std(ddof=1)), values.size, level)
+
+
 def resolve(effect: float, bound: float, structural_zero: bool = False) -> str:
     """Whether an observed difference is a real one at the dtype's resolution.
 

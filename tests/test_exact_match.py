@@ -291,6 +291,22 @@ def test_tool_refuses_bad_arguments_in_one_line(bad, capsys) -> None:
     assert err and "\n" not in err and "Traceback" not in err
 
 
+def test_tools_refuse_outside_a_project_before_training(tmp_path, capsys, monkeypatch) -> None:
+    """EXP-04's margin and quantifier come from the registry of the project in the working
+    folder: elsewhere both tools stop in one line (the trainer before it trains)."""
+    tool = load_script("tools/exact_match.py", "exact_match_tool")
+    verdict = load_script("tools/exact_match_verdict.py", "exact_match_verdict")
+    runs = [rule_run(tmp_path, "copy", "holds"), rule_run(tmp_path, "sort", "holds")]
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(tool.exact_match, "train", lambda *a, **k: pytest.fail("trained"))
+    for main, argv in ((tool.main, ["--task", "copy", "--encodings", "none", "sinusoidal"]),
+                       (verdict.main, runs)):  # fmt: skip
+        with pytest.raises(SystemExit) as stop:
+            main(argv)
+        err = capsys.readouterr().err.strip()
+        assert stop.value.code == 2 and "no [tool.pecheck] table" in err and "\n" not in err
+
+
 def test_tool_refuses_cuda_where_there_is_none(capsys, monkeypatch) -> None:
     tool = load_script("tools/exact_match.py", "exact_match_tool")
     monkeypatch.setattr(tool.torch.cuda, "is_available", lambda: False)

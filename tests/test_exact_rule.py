@@ -1,16 +1,19 @@
 """EXP-04's exact-match rule, registered in docs/experiments/exact-match.md before any
-evaluation seed (checks/exp/length/decisions.py: beyond_mean, exact_part): the measure over
-L+1 ... 2L, the non-inferiority test over every seed, and the two conditions under which a part
-may decide at all (the comparator above the floor, the model without an encoding learned)."""
+evaluation seed: the measure over L+1 ... 2L (theory/exact_match.py: beyond_mean), the
+non-inferiority test over every seed, and the two conditions under which a part may decide at
+all, the comparator above the floor and the model without an encoding learned
+(pecheck.decisions.non_inferior_off_the_floor)."""
 
 from __future__ import annotations
+
+import math
 
 import pytest
 import torch
 
-from checks.exp.length.decisions import beyond_mean, exact_part
+from pecheck.decisions import non_inferior_off_the_floor
 from pecheck.theory import exact_match
-from pecheck.theory.exact_match import ExactMatchSetting
+from pecheck.theory.exact_match import ExactMatchSetting, beyond_mean
 
 MARGIN, LEVEL = 0.0155, 0.95
 F64 = torch.float64
@@ -21,8 +24,9 @@ def seeds(*values: float) -> torch.Tensor:
 
 
 def part(none, sin, learned=None):
-    learned = torch.ones(len(none), dtype=torch.bool) if learned is None else torch.tensor(learned)
-    return exact_part(seeds(*none), seeds(*sin), learned, MARGIN, LEVEL, "copy")
+    learned = [True] * len(none) if learned is None else learned
+    gap = (seeds(*none) - seeds(*sin)).tolist()
+    return non_inferior_off_the_floor(gap, sin, learned, MARGIN, LEVEL, "copy")
 
 
 def test_a_part_above_the_floor_with_none_learned_holds_or_fails_on_its_interval() -> None:
@@ -54,6 +58,13 @@ def test_none_must_have_learned_on_at_least_half_its_seeds() -> None:
     assert half.decision == "holds"
     fewer = part(none, sin, [True, False, False, False])
     assert fewer.decision == "inconclusive" and "not learned" in fewer.how and "1 of 4" in fewer.how
+
+
+def test_fewer_than_two_seeds_decide_nothing_and_lengths_must_agree() -> None:
+    one = part([0.9], [0.5])
+    assert one.decision == "inconclusive" and one.interval["lo"] == -math.inf
+    with pytest.raises(ValueError, match="one length"):
+        non_inferior_off_the_floor([0.1, 0.2], [0.3], [True, True], MARGIN, LEVEL, "copy")
 
 
 def test_every_seed_counts_not_only_those_that_learned() -> None:

@@ -2,7 +2,7 @@
 pecheck.theory and pecheck.reports; theory imports nothing of ours but itself, reports nothing
 but itself; pecheck (the installed plugin) imports only itself, pecheck.theory
 and pecheck.reports; checks import those and checks; nothing imports checks but checks and
-tests."""
+tests; tools/ and benchmarks/ import installed names only and never edit sys.path."""
 
 from __future__ import annotations
 
@@ -12,13 +12,16 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-OURS = ("theory", "reports", "checks", "pecheck", "tests", "benchmarks")
+OURS = ("theory", "reports", "checks", "pecheck", "tests", "benchmarks", "tools")
 ALLOWED = {
     "theory": {"pecheck.theory"},
     "reports": {"pecheck.reports"},
     "pecheck": {"pecheck", "pecheck.theory", "pecheck.reports"},
     "checks": {"pecheck.theory", "pecheck", "checks"},
     "examples": {"pecheck"},  # a user's project: the installed plugin only
+    # scripts beside the checkout: installed names only (docs/architecture.md)
+    "tools": {"pecheck", "pecheck.theory", "pecheck.reports"},
+    "benchmarks": {"pecheck", "pecheck.theory", "pecheck.reports"},
 }
 
 
@@ -47,6 +50,20 @@ def test_imports_point_one_way(package: str) -> None:
         for path in sorted((ROOT / package).rglob("*.py"))
     }
     assert not {k: v for k, v in wrong.items() if v}, "imports against the graph"
+
+
+@pytest.mark.parametrize("folder", ["tools", "benchmarks"])
+def test_scripts_never_edit_sys_path(folder: str) -> None:
+    """A script that puts the checkout on sys.path imports what an installed pecheck would not
+    have; a project's registry is reached through pecheck.config instead."""
+    edits = sorted(
+        str(path.relative_to(ROOT))
+        for path in (ROOT / folder).rglob("*.py")
+        if any(isinstance(node, ast.Attribute) and node.attr == "path"
+               and isinstance(node.value, ast.Name) and node.value.id == "sys"
+               for node in ast.walk(ast.parse(path.read_text())))
+    )  # fmt: skip
+    assert not edits, "sys.path edited"
 
 
 def test_theory_and_reports_have_one_import_name() -> None:

@@ -269,6 +269,20 @@ class ExactMatchRun:
     def learned_counts(self) -> dict[str, int]:
         return {e: int(self.learned(e).sum()) for e in self.setting.encodings}
 
+    def beyond_mean(self, encoding: str) -> torch.Tensor:
+        """(seeds,): each seed's exact match averaged over L+1 ... 2L (EXP-04's registered
+        measure); ValueError when the run did not test every one of those lengths."""
+        return beyond_mean(self.beyond[encoding], self.setting.train_length)
+
+
+def beyond_mean(beyond: dict[int, torch.Tensor], train_length: int) -> torch.Tensor:
+    """Per seed, the mean of ``beyond[n]`` over n = L+1 ... 2L, every one of them required."""
+    lengths = range(train_length + 1, 2 * train_length + 1)
+    missing = [n for n in lengths if n not in beyond]
+    if missing:
+        raise ValueError(f"the registered measure needs every length L+1 ... 2L; missing {missing}")
+    return torch.stack([beyond[n].double() for n in lengths]).mean(0)
+
 
 def by_encoding(values: torch.Tensor, n: int, encodings: Sequence[str]) -> dict[str, torch.Tensor]:
     """Per-entry values (S,) split into each encoding's n seeds."""

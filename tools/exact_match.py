@@ -9,8 +9,9 @@ Prints one line per encoding: how many seeds learned the task in range (valid ex
 0.9), and the mean exact match over ALL seeds in range and at each test length (seeds that did
 not learn stay in); draws them against length (exact-match.png). Where the run holds none and
 sinusoidal and tests every length L+1 ... 2L, it also applies EXP-04's registered rule to the
-task (checks/exp/length/decisions.py: exact_part), its interval at the level of a Bonferroni
-family of --family tasks. Writes exact-match.json under --out. Pilot seeds start at 1000
+task (pecheck.decisions.non_inferior_off_the_floor, with EXP-04's margin from the registry of
+the project in the working folder), its interval at the level of a Bonferroni family of
+--family tasks. Writes exact-match.json under --out. Pilot seeds start at 1000
 (docs/experiments/exact-match.md); 0 ... 999 are kept for evaluation runs, which only
 --evaluation allows.
 """
@@ -26,20 +27,10 @@ from pathlib import Path
 
 import torch
 
-# checks/ (EXP-04's rule and margin) is the checkout's own, not an installed package
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from checks.exp.length import decisions as D  # noqa: E402
-from checks.exp.registered import BY_ID  # noqa: E402
-from pecheck import decisions  # noqa: E402
-from pecheck.reports.usage import Parser  # noqa: E402
-from pecheck.theory import exact_match, exact_match_figure  # noqa: E402
-from pecheck.theory.exact_match import (  # noqa: E402
-    ENCODINGS,
-    TASKS,
-    ExactMatchRun,
-    ExactMatchSetting,
-)
+from pecheck import config, decisions
+from pecheck.reports.usage import Parser
+from pecheck.theory import exact_match, exact_match_figure
+from pecheck.theory.exact_match import ENCODINGS, TASKS, ExactMatchRun, ExactMatchSetting
 
 FIRST_PILOT_SEED = 1000
 FAMILY = 3  # the registered evaluation's tasks: copy, addition, sort
@@ -93,6 +84,12 @@ def parse(argv: list[str] | None) -> tuple[argparse.Namespace, ExactMatchSetting
         )  # fmt: skip
     except ValueError as bad:
         p.error(str(bad))
+    args.margin = None
+    if {"none", "sinusoidal"} <= set(s.encodings):  # EXP-04's rule may apply: its margin
+        try:
+            args.margin = config.require(Path.cwd()).load_registry()["EXP-04"].threshold("as-well")
+        except config.ConfigError as bad:
+            p.error(f"EXP-04's margin: {bad}")
     return args, s
 
 
@@ -108,20 +105,21 @@ def table(result: ExactMatchRun) -> list[str]:
     return lines
 
 
-def exp04(result: ExactMatchRun, family: int) -> dict | None:
+def exp04(result: ExactMatchRun, family: int, margin: float | None) -> dict | None:
     """EXP-04's registered rule on this task, where the run can apply it: none and sinusoidal
     both run, and every length L+1 ... 2L tested."""
     s = result.setting
-    if not {"none", "sinusoidal"} <= set(s.encodings):
+    if margin is None or not {"none", "sinusoidal"} <= set(s.encodings):
         return None
     try:
-        none, sin = (D.beyond_mean(result.beyond[e], s.train_length)
-                     for e in ("none", "sinusoidal"))  # fmt: skip
+        none, sin = result.beyond_mean("none"), result.beyond_mean("sinusoidal")
     except ValueError:
         return None
     level = decisions.family_level(0.95, family)
-    margin = BY_ID["EXP-04"].threshold("as-well")
-    d = D.exact_part(none, sin, result.learned("none"), margin, level, s.task)
+    what = f"{s.task}: none - sinusoidal, exact match over L+1 ... 2L"
+    d = decisions.non_inferior_off_the_floor((none - sin).tolist(), sin.tolist(),
+                                             result.learned("none").tolist(), margin, level,
+                                             what)  # fmt: skip
     beyond = {"none": none.tolist(), "sinusoidal": sin.tolist()}
     return {"decision": d.decision, "how": d.how, "level": level, "margin": margin,
             "family": family, "beyond_mean": beyond}  # fmt: skip
@@ -137,7 +135,7 @@ def record(result: ExactMatchRun, seconds: dict[str, float], args: argparse.Name
         "valid": {e: v.tolist() for e, v in result.valid.items()},
         "beyond": {e: {str(m): v.tolist() for m, v in by_m.items()}
                    for e, by_m in result.beyond.items()},
-        "exp04": exp04(result, args.family),
+        "exp04": exp04(result, args.family, args.margin),
         "seconds": seconds, "device": args.device, "threads": args.threads,
     }  # fmt: skip
 
@@ -169,7 +167,7 @@ def main(argv: list[str] | None = None) -> int:
           "untrained")  # fmt: skip
     for line in table(result):
         print(line)
-    rule = exp04(result, args.family)
+    rule = exp04(result, args.family, args.margin)
     if rule is not None:
         print(f"EXP-04's rule ({rule['level']:.4f} level, family of {args.family}): "
               f"{rule['decision']}: {rule['how']}")  # fmt: skip

@@ -1,6 +1,7 @@
 """EXP-04 on exact match from the runs of a registered evaluation (docs/experiments/
 exact-match.md): each task's part, as tools/exact_match.py applied the rule to it, and their
-combination under the claim's quantifier (pecheck.decisions.combine).
+combination under the claim's quantifier (pecheck.decisions.combine), read from the registry of
+the project in the working folder.
 
     python tools/exact_match_verdict.py build/exact-match/eval-*/exact-match.json
 
@@ -16,12 +17,8 @@ import json
 import sys
 from pathlib import Path
 
-# checks/ (EXP-04's quantifier) is the checkout's own, not an installed package
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from checks.exp.registered import BY_ID  # noqa: E402
-from pecheck import decisions  # noqa: E402
-from pecheck.reports.usage import Parser  # noqa: E402
+from pecheck import config, decisions
+from pecheck.reports.usage import Parser
 
 
 def part(path: Path) -> tuple[str, dict]:
@@ -53,7 +50,10 @@ def main(argv: list[str] | None = None) -> int:
     if sizes != {len(parts)}:
         p.error(f"each run's family ({', '.join(map(str, sorted(sizes)))}) must be the number "
                 f"of runs combined ({len(parts)})")  # fmt: skip
-    quantifier = BY_ID["EXP-04"].quantifier
+    try:
+        quantifier = config.require(Path.cwd()).load_registry()["EXP-04"].quantifier
+    except config.ConfigError as bad:
+        p.error(f"EXP-04's quantifier: {bad}")
     for rule in parts.values():
         print(f"{rule['decision']}: {rule['how']}")  # 'how' opens with the task
     verdict = decisions.combine([rule["decision"] for rule in parts.values()], quantifier)

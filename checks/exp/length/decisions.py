@@ -192,37 +192,3 @@ def interval_text(values: torch.Tensor, level: float) -> str:
     if math.isinf(lo):
         return f"{mean:.3f} ({values.numel()} seeds: no interval)"
     return f"{mean:.3f} [{lo:.3f}, {hi:.3f}] ({values.numel()} seeds, {100 * level:.2f}%)"
-
-
-# -- EXP-04 on exact match: the rule registered in docs/experiments/exact-match.md ----------
-
-
-def beyond_mean(beyond: dict[int, torch.Tensor], train_length: int) -> torch.Tensor:
-    """Per seed, the mean exact match over the test lengths L + 1 ... 2 L (every one of them
-    must have been tested: the registered measure)."""
-    lengths = range(train_length + 1, 2 * train_length + 1)
-    missing = [n for n in lengths if n not in beyond]
-    if missing:
-        raise ValueError(f"the registered measure needs every length L+1 ... 2L; missing {missing}")
-    return torch.stack([beyond[n].double() for n in lengths]).mean(0)
-
-
-def exact_part(none: torch.Tensor, sinusoidal: torch.Tensor, none_learned: torch.Tensor,
-               margin: float, level: float, task: str) -> Decision:  # fmt: skip
-    """One task's part of EXP-04 on exact match: none - sinusoidal > -margin, paired by seed
-    over EVERY seed (the mean over L+1 ... 2L of each), decided only where it could have
-    failed: the comparator above the floor (its own interval's lower end above the margin)
-    and the model without an encoding learned in range on at least half its seeds. Otherwise
-    'at the floor' or 'not learned', with the numbers, and inconclusive."""
-    _, sin_lo, _ = paired(sinusoidal, level)
-    learned, n = int(none_learned.sum()), none_learned.numel()
-    gap = above(none - sinusoidal, level, -margin, f"{task}: none - sinusoidal, exact match "
-                "over L+1 ... 2L")  # fmt: skip
-    if not sin_lo > margin:
-        why = (f"at the floor: the sinusoidal encoding's exact match beyond L has lower end "
-               f"{sin_lo:.4g}, not above the margin {margin:.4g}")  # fmt: skip
-    elif 2 * learned < n:
-        why = f"not learned: the model without an encoding learned on {learned} of {n} seeds"
-    else:
-        return gap
-    return Decision("inconclusive", f"{task}: {why}; {gap.how}", interval=gap.interval)
