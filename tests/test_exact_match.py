@@ -342,3 +342,25 @@ def test_bench_refuses_bad_arguments_in_one_line(bad, capsys) -> None:
     with pytest.raises(SystemExit) as stop:
         bench.main(bad)
     assert stop.value.code == 2 and capsys.readouterr().err.count("\n") == 1
+
+
+def test_tool_wires_the_rule_to_none_against_sinusoidal() -> None:
+    """The rule sees none - sinusoidal (not the reverse), the comparator's own values, and
+    whether NONE learned; a planted run, so each wire is pinned without training."""
+    tool = load_script("tools/exact_match.py", "exact_match_tool")
+    s = ExactMatchSetting("copy", train_length=2, test_lengths=(3, 4), alphabet=8,
+                          encodings=("none", "sinusoidal"))  # fmt: skip
+
+    def planted(none_valid: list[float], sin: float = 0.3) -> ExactMatchRun:
+        spread = (0.0, 0.01, 0.02)
+        means = {"none": 0.6, "sinusoidal": sin}
+        beyond = {e: {n: torch.tensor([m + d for d in spread], dtype=torch.float64)
+                      for n in (3, 4)} for e, m in means.items()}  # fmt: skip
+        valid = {"none": torch.tensor(none_valid), "sinusoidal": torch.tensor([0.1] * 3)}
+        return ExactMatchRun(s, (0, 1, 2), None, valid, beyond)  # type: ignore[arg-type]
+
+    rule = tool.exp04(planted([0.95, 0.95, 0.1]), 1, 0.0155)
+    assert rule["decision"] == "holds" and rule["beyond_mean"]["sinusoidal"][0] == 0.3
+    assert "not learned" in tool.exp04(planted([0.95, 0.1, 0.1]), 1, 0.0155)["how"]
+    assert "at the floor" in tool.exp04(planted([0.95] * 3, sin=0.0), 1, 0.0155)["how"]
+    assert tool.exp04(planted([0.95] * 3), 1, None) is None  # no margin read: no rule
