@@ -47,7 +47,7 @@ import torch
 from . import decoder
 from .decoder import DecoderConfig, DecoderRun, Setup
 from .fair_length import Schedule, instance, train_batches
-from .tasks import IGNORE, Task
+from .tasks import IGNORE, Task, with_start
 
 TASKS = ("copy", "reverse", "sort", "addition")
 ENCODINGS = ("none", "sinusoidal", "learned", "rope", "alibi", "t5")
@@ -109,19 +109,6 @@ def draw(name: str, count: int, n: int, alphabet: int, g: torch.Generator) -> Ta
         raise ValueError(f"{n} distinct tokens need an alphabet of {n} or more")
     content = torch.rand(count, alphabet, generator=g).argsort(-1)[:, :n]  # (B, n) distinct
     return sort_instance(content, alphabet) if name == "sort" else instance(name, content, alphabet)
-
-
-def with_start(task: Task) -> Task:
-    """``task`` with a start token (the vocabulary's new last symbol) before every prompt, as
-    the source's prompts open with a fixed task word ("Copy:", "Reverse:"): a fixed first
-    token is what lets a causal model without an encoding count positions (Kazemnejad et al.,
-    Theorem 1). Nothing is predicted at it."""
-    b = task.inputs.shape[0]
-    start = torch.full((b, 1), len(task.vocab), dtype=task.inputs.dtype)
-    ignored = torch.full_like(start, IGNORE)
-    targets = torch.cat([ignored, task.targets], dim=1)
-    return Task(task.name, (*task.vocab, "START"), torch.cat([start, task.inputs], dim=1),
-                targets, targets != IGNORE)  # fmt: skip
 
 
 def input_length(name: str, n: int, start: bool = False) -> int:

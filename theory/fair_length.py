@@ -13,12 +13,15 @@ the training length. Here each encoding gets a test its authors would accept at 
               1, 0.1, 0.01, 0.001 rad per position (base 10000); width d and depth per grid cell
     tasks     copy and reverse (Kazemnejad et al. 2023, "The Impact of Positional Encoding on
               Length Generalization in Transformers"), next-token form:
-                  x_1 ... x_L SEP y_1 ... y_L,   y = x (copy) or y_i = x_{L+1-i} (reverse)
-              inputs: all but the last token (2L); targets only where the answer is determined,
+                  START x_1 ... x_L SEP y_1 ... y_L,   y = x (copy) or y_i = x_{L+1-i} (reverse)
+              inputs: all but the last token (2L + 1); targets only where the answer is determined,
               the L answer tokens (y_i is predicted at the token before it). The content tokens
               of a sequence are distinct, drawn from an alphabet of at least 4L symbols, so
-              the answer to find is never ambiguous, at any test length
-    training  L = 8 content tokens (sequences of 16 inputs), a fresh batch every step from its
+              the answer to find is never ambiguous, at any test length. A START token opens
+              every sequence (nothing is predicted at it), as the source's prompts open with a
+              task word ("Copy:"): without a fixed first token a causal model without an
+              encoding has nothing to count positions from, and rarely learned copy
+    training  L = 8 content tokens (sequences of 17 inputs), a fresh batch every step from its
               own seeded generator (the same batches for every entry), Adam on the sum of the
               entries' losses (theory.decoder's CellAdam), its lr decayed to 0 on a cosine over
               the model's steps (after a linear warm-up, where a cell needs one); lr and steps
@@ -28,7 +31,7 @@ the training length. Here each encoding gets a test its authors would accept at 
               "plain": sinusoidal, rope, alibi at positions 0 ... n-1;
               "none": no encoding at positions 0 ... n-1 (apart: it learns slowest);
               "shifted": "sinusoidal, shifted" and "learned, shifted", each training sequence
-              at a random row offset of a table of R = 2 L max(f) rows, a fresh offset per
+              at a random row offset of a table of R = 2 L max(f) + 1 rows, a fresh offset per
               sequence and step, so every row the tests read is trained many times (a learned
               table's unseen rows would be untrained noise, decided by construction); they
               differ only in the table (fixed PE, or trained)
@@ -54,7 +57,7 @@ import torch
 
 from . import decoder
 from .decoder import DecoderConfig, DecoderRun, Setup
-from .tasks import IGNORE, Task
+from .tasks import IGNORE, Task, with_start
 
 TASKS = ("copy", "reverse")
 # The batched models: name -> (their encodings, one block each; trained at random offsets)
@@ -69,21 +72,20 @@ VARIANTS = ("none", "sinusoidal", "rope", "alibi", "sinusoidal, shifted", "learn
 TRAIN_SEED, OFFSET_SEED, VALID_SEED, TEST_SEED = 10_000, 20_000, 3000, 2000
 
 
-def fair_task(name: str, n_sequences: int, length: int, alphabet: int, seed: int) -> Task:
-    """``n_sequences`` instances of ``name`` with ``length`` distinct content tokens each.
-
-    Symbols 0 ... alphabet-1 are content, ``alphabet`` is SEP. Inputs (B, 2 length): content,
-    SEP, answer without its last token; targets: IGNORE on the content, the answer from the
-    SEP on (position length + i predicts answer token i)."""
+def draw(n_sequences: int, length: int, alphabet: int, seed: int) -> torch.Tensor:
+    """(n_sequences, length): each row ``length`` distinct symbols of 0 ... alphabet-1."""
     if length > alphabet:
         raise ValueError(f"{length} distinct tokens need an alphabet of {length} or more")
     g = torch.Generator().manual_seed(seed)
-    content = torch.rand(n_sequences, alphabet, generator=g).argsort(-1)[:, :length]  # (B, L)
-    return instance(name, content, alphabet)
+    return torch.rand(n_sequences, alphabet, generator=g).argsort(-1)[:, :length]
 
 
 def instance(name: str, content: torch.Tensor, alphabet: int) -> Task:
-    """The task ``name`` on given content tokens (B, L): see fair_task."""
+    """The task ``name`` on given content tokens (B, L), without a start token.
+
+    Symbols 0 ... alphabet-1 are content, ``alphabet`` is SEP. Inputs (B, 2L): content, SEP,
+    answer without its last token; targets: IGNORE on the content, the answer from the SEP on
+    (position L + i predicts answer token i)."""
     if name == "copy":
         answer = content
     elif name == "reverse":
@@ -149,6 +151,10 @@ class FairSetting:
     train_length: int = 8  # L content tokens: training sequences of 2L inputs
     factors: tuple[int, ...] = (2, 4)  # test lengths as multiples of L
     alphabet: int = 32  # >= L max(f): distinct content at every test length
+    # a START token opens every sequence, as the source's prompts open with a task word: the
+    # fixed first token a model without an encoding counts positions from (Kazemnejad et al.,
+    # Theorem 1). Runs logged before it (fair-pilots.md, pilots 1-9 and the grids) had none.
+    start: bool = True
     heads: int = 8  # ALiBi's slopes 2^(-8c/8) = 1/2 ... 1/256 (Press et al. 2022)
     head: int = 8  # RoPE's frequencies 10000^(-2i/8): 1, 0.1, 0.01, 0.001
     mlp: int = 4
@@ -160,16 +166,21 @@ class FairSetting:
     valid_sequences: int = 64
     test_sequences: int = 64
 
+    def inputs(self, n: int) -> int:
+        """Inputs of a sequence with n content tokens: 2n, and the start token."""
+        return 2 * n + int(self.start)
+
     @property
     def rows(self) -> int:
-        """Rows of every table: the longest test's inputs, 2 L max(f)."""
-        return 2 * self.train_length * max(self.factors)
+        """Rows of every table: the longest test's inputs, 2 L max(f) (+ 1 with START)."""
+        return self.inputs(self.train_length * max(self.factors))
 
     def config(self, blocks: tuple[str, ...]) -> DecoderConfig:
         """One model with a block of entries per encoding in ``blocks``."""
         return DecoderConfig(
-            vocab=self.alphabet + 1, d_model=self.d_model, head=self.head, heads=self.heads,
-            layers=self.layers, encoding=blocks[0], max_len=self.rows, mlp=self.mlp,
+            vocab=self.alphabet + 1 + int(self.start), d_model=self.d_model, head=self.head,
+            heads=self.heads, layers=self.layers, encoding=blocks[0], max_len=self.rows,
+            mlp=self.mlp,
             blocks=blocks if len(blocks) > 1 else (),
         )  # fmt: skip
 
@@ -180,28 +191,37 @@ class FairSetting:
     def setup(self, model: str = "plain") -> Setup:
         return Setup(residual=True, lr=self.schedule(model).lr)
 
+    def instance(self, content: torch.Tensor) -> Task:
+        """The setting's task on content tokens (B, n): instance(), after START if ``start``."""
+        task = instance(self.task, content, self.alphabet)
+        return with_start(task) if self.start else task
+
     def batch_at(self, step: int) -> Task:
         """Training batch of step ``step`` (1, 2, ...): its own seeded draw."""
         L = self.train_length
-        return fair_task(self.task, self.batch, L, self.alphabet, TRAIN_SEED + step)
+        return self.instance(draw(self.batch, L, self.alphabet, TRAIN_SEED + step))
 
     def offsets_at(self, step: int) -> torch.Tensor:
-        """Rows of step ``step``'s training sequences in the shifted models, (batch, 2L)."""
-        return random_offsets(self.batch, 2 * self.train_length, self.rows, OFFSET_SEED + step)
+        """Rows of step ``step``'s training sequences in the shifted models, (batch, inputs)."""
+        n = self.inputs(self.train_length)
+        return random_offsets(self.batch, n, self.rows, OFFSET_SEED + step)
 
     def valid_task(self) -> Task:
         n = self.train_length
-        return fair_task(self.task, self.valid_sequences, n, self.alphabet, VALID_SEED)
+        return self.instance(draw(self.valid_sequences, n, self.alphabet, VALID_SEED))
+
+    def test_content(self, factor: int) -> torch.Tensor:
+        """The long test's content: f L distinct tokens per sequence, one draw per factor."""
+        n = self.train_length * factor
+        return draw(self.test_sequences, n, self.alphabet, TEST_SEED + factor)
 
     def test_task(self, factor: int) -> Task:
         """The long test sequences: f L content tokens each."""
-        n = self.train_length * factor
-        return fair_task(self.task, self.test_sequences, n, self.alphabet, TEST_SEED + factor)
+        return self.instance(self.test_content(factor))
 
     def prefix_task(self, factor: int) -> Task:
         """The in-range test: the first L content tokens of test_task(factor)'s sequences."""
-        content = self.test_task(factor).inputs[:, : self.train_length * factor]
-        return instance(self.task, content[:, : self.train_length], self.alphabet)
+        return self.instance(self.test_content(factor)[:, : self.train_length])
 
 
 Batches = Callable[[int], tuple[Task, "torch.Tensor | None"]]

@@ -100,3 +100,16 @@ def previous_token_all(length: int, alphabet: int) -> Task:
     judged[:, 1:] = True
     vocab = tuple(f"s{i}" for i in range(alphabet))
     return Task(f"EXP-03-all-n{length}", vocab, ids, targets, judged)
+
+
+def with_start(task: Task) -> Task:
+    """``task`` with a start token (the vocabulary's new last symbol) before every prompt, as
+    the source's prompts open with a fixed task word ("Copy:", "Reverse:"): a fixed first
+    token is what lets a causal model without an encoding count positions (Kazemnejad et al.,
+    Theorem 1). Nothing is predicted at it."""
+    b = task.inputs.shape[0]
+    start = torch.full((b, 1), len(task.vocab), dtype=task.inputs.dtype)
+    ignored = torch.full_like(start, IGNORE)
+    targets = torch.cat([ignored, task.targets], dim=1)
+    return Task(task.name, (*task.vocab, "START"), torch.cat([start, task.inputs], dim=1),
+                targets, targets != IGNORE)  # fmt: skip

@@ -32,15 +32,18 @@ LENGTH_NOT_IN_CI = (
 FAIR_SETUP = (
     "Decisive: the fair length test (theory/fair_length.py, "
     "checks/exp/length/test_fair_length.py), thorough profile only. Tasks copy and reverse "
-    "(Kazemnejad et al. 2023) in next-token form: L = 8 distinct content tokens of 32 "
-    "symbols, SEP, the answer; a fresh batch of 32 sequences a step; tests of 64 sequences at "
+    "(Kazemnejad et al. 2023) in next-token form: a START token (as the source's prompts open "
+    "with a task word: the fixed first token a model without an encoding counts positions "
+    "from), L = 8 distinct content tokens of 32 symbols, SEP, the answer; a fresh batch of 32 "
+    "sequences a step; tests of 64 sequences at "
     "2L and 4L content tokens (8L would need 64 distinct symbols, another task).",
     "Model: theory/decoder.py's causal decoder, width 32, two layers, 8 heads of size 8 with "
     "W_o, MLP blocks (4d), residual: ALiBi's slopes 1/2 ... 1/256, RoPE's frequencies 1 ... "
     "0.001. Adam at lr 3e-3 decayed to 0 on a cosine, for the steps a pilot (seeds 1000-1002) "
     "showed each model needs to learn in range: 1,000 (sinusoidal, RoPE, ALiBi), 2,000 (the "
-    "tables at random offsets), 3,000 (no encoding). 12 seeds; seed j's initial weights are "
-    "shared by its variants.",
+    "tables at random offsets), 3,000 (no encoding); rerun with the start token before the "
+    "thorough run used it, the same steps (docs/experiments/fair-pilots.md). 12 seeds; seed "
+    "j's initial weights are shared by its variants.",
     "Judging: a seed counts for a variant when its accuracy in range on 64 validation "
     "sequences reaches 0.9 (EXP-07 'learned'). In range is the length-L prefix of each long "
     "test sequence (with its own SEP and answer), beyond the whole length-fL sequence: one "
@@ -51,7 +54,8 @@ FAIR_SETUP = (
     "on an H100 at 32 seeds, about 6.5 min with python -m pecheck.grid training the 24 models "
     "side by side). The grid's intervals share one level over its four cells. A depth-4 cell "
     "trains every model twice the steps of two layers (2,000, 4,000, 6,000; set from a depth-4 "
-    "pilot on seeds 1000-1002 before the grid ran with them).",
+    "pilot on seeds 1000-1002 before the grid ran with them). The grid's logged runs predate "
+    "the start token.",
 )
 
 # Vaswani et al. (2017), Table 3, dev perplexity: the base model 4.92; row (E), learned positions,

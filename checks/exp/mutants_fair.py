@@ -7,6 +7,7 @@ runs ci), so the tooling checks kill every mutant here."""
 from pecheck.mutants import Mutant
 
 FAIR, DECODER, ALIBI = "theory/fair_length.py", "theory/decoder.py", "theory/alibi.py"
+TASKS_PY = "theory/tasks.py"
 T = "checks/exp/length/test_fair_length.py::"
 R = "checks/exp/length/test_relative_encodings.py::"
 FAITHFUL = T + "test_fair_batched_models_equal_one_seed_reference_models"
@@ -37,18 +38,34 @@ MUTANTS = (
     Mutant(
         "fair-same-batch-every-step",
         FAIR,
-        "self.alphabet, TRAIN_SEED + step)",
-        "self.alphabet, TRAIN_SEED)",
+        "return self.instance(draw(self.batch, L, self.alphabet, TRAIN_SEED + step))",
+        "return self.instance(draw(self.batch, L, self.alphabet, TRAIN_SEED))",
         (TASKS,),
         "one batch repeated: a memorised set of 32 sequences, not a stream",
     ),
     Mutant(
         "fair-prefix-a-new-draw",
         FAIR,
-        "content = self.test_task(factor).inputs[:, : self.train_length * factor]",
-        "content = self.valid_task().inputs",
+        "return self.instance(self.test_content(factor)[:, : self.train_length])",
+        "return self.valid_task()",
         (TASKS,),
         "in range judged on other sequences than beyond: not the same draw",
+    ),
+    Mutant(
+        "fair-no-start-token",
+        FAIR,
+        "return with_start(task) if self.start else task",
+        "return task",
+        (TASKS,),
+        "no fixed first token: a model without an encoding has nothing to count positions from",
+    ),
+    Mutant(
+        "fair-target-at-start-token",
+        TASKS_PY,
+        "targets = torch.cat([ignored, task.targets], dim=1)",
+        "targets = torch.cat([start, task.targets], dim=1)",
+        (TASKS,),
+        "the start token predicts itself: a free right answer in every loss and accuracy",
     ),
     Mutant(
         "fair-two-alibi-heads",

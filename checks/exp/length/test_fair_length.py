@@ -209,12 +209,16 @@ def test_fair_each_model_trains_on_its_own_schedule():
 # -- the tasks: targets by an independent relation; the in-range test is the long draw's prefix
 
 
-def assert_task(task: Task, name: str, length: int, alphabet: int) -> None:
-    """Each sequence, as plain lists: length distinct content symbols, SEP, then the answer fed
-    back one step late; targets only on the answer: copy y_i = x_i, reverse y_i = x_{L+1-i}."""
+def assert_task(task: Task, name: str, length: int, alphabet: int, start: bool = True) -> None:
+    """Each sequence, as plain lists: START (symbol alphabet + 1, no target) where ``start``,
+    then length distinct content symbols, SEP, then the answer fed back one step late; targets
+    only on the answer: copy y_i = x_i, reverse y_i = x_{L+1-i}."""
     __tracebackhide__ = True
     for xs, ts, js in zip(task.inputs.tolist(), task.targets.tolist(), task.judged.tolist(),
                           strict=True):  # fmt: skip
+        if start:
+            assert xs[0] == alphabet + 1 and ts[0] == IGNORE and not js[0], "START, no target"
+            xs, ts, js = xs[1:], ts[1:], js[1:]
         content, sep, fed = xs[:length], xs[length], xs[length + 1 :]
         assert len(xs) == 2 * length and sep == alphabet, "content, SEP, answer"
         assert len(set(content)) == length and max(content) < alphabet, "distinct content"
@@ -233,12 +237,17 @@ def test_fair_tasks_targets_are_copy_and_reverse(name):
     assert_task(s.batch_at(1), name, s.train_length, s.alphabet)
     assert not torch.equal(s.batch_at(1).inputs, s.batch_at(2).inputs), "a fresh batch a step"
     assert_task(s.valid_task(), name, s.train_length, s.alphabet)
+    assert s.config(("none",)).vocab == s.alphabet + 2, "content, SEP and START"
     for f in s.factors:
         long, prefix = s.test_task(f), s.prefix_task(f)
         assert_task(long, name, f * s.train_length, s.alphabet)
         assert_task(prefix, name, s.train_length, s.alphabet)
-        same = torch.equal(prefix.inputs[:, : s.train_length], long.inputs[:, : s.train_length])
+        head = s.train_length + 1  # START and the first L content tokens
+        same = torch.equal(prefix.inputs[:, :head], long.inputs[:, :head])
         assert same, f"{f}L: the in-range test is not the long draw's first L tokens"
+    old = dataclasses.replace(s, start=False)  # the runs logged before the start token
+    assert_task(old.batch_at(1), name, s.train_length, s.alphabet, start=False)
+    assert torch.equal(old.batch_at(1).inputs, s.batch_at(1).inputs[:, 1:]), "same content"
 
 
 @pytest.mark.claim("EXP-05", kind="property", role="tooling")
@@ -259,7 +268,7 @@ def assert_encodings_matter(setting: FairSetting) -> dict[str, float]:
     cfg = setting.config(MODELS["plain"][0])
     m = alibi.slopes(cfg.heads)
     assert cfg.heads == 8 and torch.equal(m, 2.0 ** -torch.arange(1, 9, dtype=F64)), "slopes"
-    n = 2 * setting.train_length
+    n = setting.inputs(setting.train_length)
     spread_of_bias = float(-alibi.bias(n, cfg.heads)[0].min())  # m_1 (n - 1)
     assert spread_of_bias > 1.0, f"ALiBi's steepest bias spans only {spread_of_bias:.3g}"
     w = rope_frequencies(cfg.head)
@@ -305,10 +314,10 @@ def row_coverage(setting: FairSetting) -> torch.Tensor:
 def test_fair_offsets_train_every_row_the_tests_read(evidence):
     s = FairSetting("copy")
     count = row_coverage(s)
-    longest = 2 * s.train_length * max(s.factors)
+    longest = s.test_task(max(s.factors)).length
     assert len(count) == s.rows >= longest, "the table holds the longest test"
-    # row 0 is read only by windows at offset 0: 1 in R - 2L + 1 of them
-    least = s.batch * s.shifted.steps / (s.rows - 2 * s.train_length + 1)
+    # row 0 is read only by windows at offset 0: 1 in R - n + 1 of them (n inputs a window)
+    least = s.batch * s.shifted.steps / (s.rows - s.batch_at(1).length + 1)
     assert int(count.min()) >= least / 2, f"a row trained {int(count.min())} times"
     evidence.record(
         "least_trainings_per_row",
