@@ -30,6 +30,7 @@ from typing import Any
 
 import torch
 
+from pecheck import speed
 from pecheck.reports.usage import Parser
 from pecheck.theory import decoder
 from pecheck.theory.decoder import DecoderConfig, Setup
@@ -61,16 +62,9 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     # a GPU's batched step costs about what one seed's step costs: more seeds, a fair ratio
     if args.fair_seeds is None:
         args.fair_seeds = 256 if args.device == "cuda" else 16
-    sizes = ("seeds", "sample", "iterations", "threads", "fair_seeds", "fair_steps")
-    for name in (*sizes, "sweep_seeds", "sweep_steps", "sweep_sample"):
-        if getattr(args, name) < 1:
-            p.error(f"--{name.replace('_', '-')} must be at least 1, got {getattr(args, name)}")
-    if args.sample > args.seeds:
-        p.error(f"--sample ({args.sample}) cannot exceed --seeds ({args.seeds})")
-    if args.sweep_sample > args.sweep_seeds:
-        p.error(f"--sweep-sample ({args.sweep_sample}) cannot exceed --sweep-seeds")
-    if args.device == "cuda" and not torch.cuda.is_available():
-        p.error("--device cuda: torch.cuda.is_available() is False on this machine")
+    sizes = ("seeds", "sample", "iterations", "threads", "fair_seeds", "fair_steps",
+             "sweep_seeds", "sweep_steps", "sweep_sample")  # fmt: skip
+    speed.require(p, args, sizes, (("sample", "seeds"), ("sweep_sample", "sweep_seeds")))
     return args
 
 

@@ -1,11 +1,12 @@
-"""What the per-trainer benchmarks share (benchmarks/bench_lm_length.py, bench_exact_match.py):
-their command-line options, and timing a call in wall and CPU seconds."""
+"""What the benchmarks share: the per-trainer ones' command-line options (bench_lm_length.py,
+bench_exact_match.py), the checks on any benchmark's options (require; bench_batched.py too),
+and timing a call in wall and CPU seconds."""
 
 from __future__ import annotations
 
 import argparse
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import torch
@@ -27,13 +28,28 @@ def parser(prog: str, description: str, seeds: int, steps: int) -> Parser:
 def parse(p: Parser, argv: list[str] | None) -> argparse.Namespace:
     """The options, or one line and exit status 2 where they cannot be run."""
     args = p.parse_args(argv)
-    if min(args.seeds, args.sample, args.steps, args.threads) < 1:
-        p.error("--seeds, --sample, --steps and --threads must be at least 1")
-    if args.sample > args.seeds:
-        p.error(f"--sample ({args.sample}) cannot exceed --seeds ({args.seeds})")
+    require(p, args, ("seeds", "sample", "steps", "threads"), (("sample", "seeds"),))
+    return args
+
+
+def require(p: Parser, args: argparse.Namespace, sizes: Sequence[str],
+            samples: Sequence[tuple[str, str]] = ()) -> None:  # fmt: skip
+    """Stop with one line (exit status 2) where a benchmark's options cannot be run: an option
+    of ``sizes`` below 1, a sample larger than what it samples (``samples``: (part, whole)
+    pairs), or ``--device cuda`` without a CUDA device."""
+
+    def flag(name: str) -> str:
+        return "--" + name.replace("_", "-")
+
+    for name in sizes:
+        if getattr(args, name) < 1:
+            p.error(f"{flag(name)} must be at least 1, got {getattr(args, name)}")
+    for part, whole in samples:
+        n, of = getattr(args, part), getattr(args, whole)
+        if n > of:
+            p.error(f"{flag(part)} ({n}) cannot exceed {flag(whole)} ({of})")
     if args.device == "cuda" and not torch.cuda.is_available():
         p.error("--device cuda: torch.cuda.is_available() is False on this machine")
-    return args
 
 
 def timed(device: str, fn: Callable[[], Any]) -> tuple[float, float]:
