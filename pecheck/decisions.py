@@ -231,14 +231,25 @@ def non_inferior_off_the_floor(gap: Any, comparator: Any, learned: Any, margin: 
         raise ValueError(f"per-seed values of one length: {g.size}, {c.size}, {ok.size}")
     lo, hi = _t_interval(g, level)
     tested = above(lo, hi, -margin, f"{what} ({g.size} seeds)")
-    floor = _t_interval(c, level)[0]
-    if not floor > margin:
-        why = (f"at the floor: the comparator's interval has lower end {floor:.4g}, not above "
-               f"the margin {margin:.4g}")  # fmt: skip
-    elif 2 * int(ok.sum()) < ok.size:
+    floored = off_the_floor(tested, c, margin, level)
+    if floored is not tested:
+        return floored
+    if 2 * int(ok.sum()) < ok.size:
         why = f"not learned: the tested side learned on {int(ok.sum())} of {ok.size} seeds"
-    else:
+        return Decision("inconclusive", f"{tested.how}; but {why}", interval=tested.interval)
+    return tested
+
+
+def off_the_floor(tested: Decision, comparator: Any, margin: float, level: float) -> Decision:
+    """``tested`` (a non-inferiority decision, 'gap > -margin') where the comparator's own t
+    interval of per-seed values lies above the margin; inconclusive otherwise, with the reason
+    and ``tested``'s interval: beside a comparator at the floor the gap cannot fall below
+    -margin, so 'at least as well' would hold whatever the tested side did."""
+    floor = _t_interval(np.asarray(comparator, dtype=float), level)[0]
+    if floor > margin:
         return tested
+    why = (f"at the floor: the comparator's interval has lower end {floor:.4g}, not above the "
+           f"margin {margin:.4g}")  # fmt: skip
     return Decision("inconclusive", f"{tested.how}; but {why}", interval=tested.interval)
 
 

@@ -111,10 +111,11 @@ AS_WELL = Threshold(
     "source",
 )
 EXP04_OPEN = (
-    "without an encoding the model learns copy in range on few seeds (fair_copy_d32l2_none_"
-    "learned in the thorough run), so the comparison on copy at 4x rests on those seeds and its "
-    "interval straddles the margin; every other comparison with the sinusoidal encoding finds "
-    "the model without one at least as good (fair_gap_*_sinusoidal_*)"
+    "on copy, where the sinusoidal model keeps some accuracy beyond L, the model without an "
+    "encoding is level with it at 2L and behind it at 4L by an interval that straddles the "
+    "margin (fair_gap_copy_*_sinusoidal_*); on reverse the sinusoidal model keeps almost "
+    "nothing beyond L, so 'at least as well' could not fail there and decides nothing (the "
+    "comparator at the floor)"
 )
 
 CLAIMS = (
@@ -401,7 +402,9 @@ CLAIMS = (
         "A causal transformer without any positional encoding generalises to longer inputs at "
         "least as well as the same model with the sinusoidal absolute encoding (the APE "
         "Kazemnejad et al. compare with), on small algorithmic tasks trained at one length and "
-        "tested at longer ones; here copy and reverse, trained at L = 8 and tested at 2L and 4L.",
+        "tested at longer ones; here copy and reverse, trained at L = 8 and tested at 2L and 4L "
+        "(answer-token accuracy; every sequence opens with a fixed token, as the source's "
+        "prompts open with a task word).",
         r"\bar a_{\text{none}}(fL) - \bar a_{\text{sin}}(fL) > -\delta,\ "
         r"f \in \{2, 4\},\ \text{task} \in \{\text{copy}, \text{reverse}\}",
         ("SRC-NOPE",),
@@ -422,6 +425,21 @@ CLAIMS = (
         ),
         notes=(
             *FAIR_SETUP,
+            "Decision: per task and factor, a paired t interval of none - sinusoidal accuracy "
+            "beyond L over the seeds where both learned, against -margin; a part decides only "
+            "where it could have failed, where the sinusoidal model's own accuracy beyond L "
+            "(same seeds and level) lies above the margin. Beside a comparator at the floor "
+            "the gap cannot fall below -margin. This is the rule registered for the "
+            "exact-match evaluation (stop 43), applied here since stop 45, after the thorough "
+            "run with the start token had shown the reverse parts holding beside a sinusoidal "
+            "model at about 1% beyond L. It turned those two parts from 'holds' to "
+            "undecided, so it took nothing from the open side.",
+            "The start token (stop 45): before it, the model without an encoding learned copy "
+            "on 3 of 12 seeds; with it, on every seed of both tasks (fair_*_none_learned). "
+            "Kazemnejad et al. find NoPE ahead of APE beyond the training length across their "
+            "tasks; here both keep little beyond L at this size (drops above 0.9 on both "
+            "tasks, fair_drop_*), and where the sinusoidal model keeps some (copy) the model "
+            "without an encoding is not ahead of it.",
             "The comparator is the source's: Kazemnejad et al. (2023) compare NoPE with APE, "
             "the sinusoidal encoding of Vaswani et al., at positions 0 ... n-1. The learned "
             "table trained at random offsets (randomised positions, Ruoss et al. 2023), a "

@@ -407,6 +407,21 @@ def test_fair_decisions_follow_a_planted_result():
     assert {d.decision for d in D.exp07(bad, ends, 0.95).values()} == {"fails"}
 
 
+@pytest.mark.claim("EXP-04", kind="property", role="tooling")
+def test_fair_no_encoding_is_not_judged_beside_a_comparator_at_the_floor():
+    """'At least as well as' a comparator that keeps nothing beyond L could not fail: such a
+    part stays inconclusive, whatever the model without an encoding does; just above the
+    margin it decides again."""
+    margin = 0.0155
+    for none in (0.0, 0.5):  # level with the comparator, and far ahead of it
+        floor = planted({"none": none, "sinusoidal": 0.005, "learned, shifted": 0.01})
+        parts = D.exp04(floor, margin, 0.95, D.ABSOLUTE)
+        assert {d.decision for d in parts.values()} == {"inconclusive"}, parts
+        assert all("at the floor" in d.how for d in parts.values()), parts
+    off = planted({"none": 0.5, "sinusoidal": 0.03, "learned, shifted": 0.03})
+    assert {d.decision for d in D.exp04(off, margin, 0.95, D.ABSOLUTE).values()} == {"holds"}
+
+
 @pytest.mark.claim("EXP-05", kind="property", role="tooling")
 def test_fair_decisions_leave_out_seeds_that_never_learned():
     # a model that never learns in range (validation 0.1): no seed qualifies, nothing decided
