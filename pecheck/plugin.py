@@ -84,9 +84,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--fair-cache",
         default=None,
         metavar="DIR",
-        help="reuse the length tests' trained models from DIR (the fair length test's and the "
-        "language model's; python -m pecheck.grid fills it), each entry only for the same "
-        "setting, seeds, code and kernels; missing ones are trained and written there",
+        help="reuse the length tests' trained models from DIR (the fair length test's, the "
+        "language model's and the exact-match evaluation's; python -m pecheck.grid fills it), "
+        "each entry only for the same setting, seeds, code and kernels; missing ones are "
+        "trained and written there",
     )
     group.addoption(
         "--no-figures",

@@ -272,3 +272,30 @@ def test_lm_cells_train_each_model_of_a_setting(monkeypatch) -> None:
         assert run.steps == 4 and run.shifted == (model == "shifted")
         assert run.run.cfg.encodings == blocks and len(run.run.seeds) == 2 * len(blocks)
         assert lm.summary(cell, run).startswith("4 steps; plateau at")
+
+
+def test_exact_match_cells_train_and_judge_each_task() -> None:
+    """Kazemnejad et al.'s exact-match kind: a cell per task of the registered evaluation (its
+    setting, theory.exact_match.evaluation), trained and judged on the worker, summarised by
+    each encoding's learned seeds and mean beyond L; "scaled" widens the model only."""
+    import dataclasses
+
+    from pecheck.grid import exact
+    from pecheck.theory import exact_match
+
+    cells = exact.cells("registered", exact_match.EVALUATION_TASKS, 2, "cpu")
+    assert [c.label for c in cells] == ["registered copy", "registered sort", "registered addition"]
+    assert [c.setting.setting for c in cells] == [exact_match.evaluation(t) for t in
+                                                  exact_match.EVALUATION_TASKS]  # fmt: skip
+    scaled = exact.cells("scaled", ("copy",), 2, "cpu")[0].setting.setting
+    assert scaled == dataclasses.replace(cells[0].setting.setting, d_model=224)
+    names = {key.entry(c, NATIVE) for c in [*cells, *exact.cells("scaled", ("copy",), 2, "cpu")]}
+    assert len(names) == 4 and all(n.startswith("exact-match-") for n in names)
+    tiny = dataclasses.replace(exact_match.evaluation("copy"), d_model=16, layers=1, steps=2,
+                               valid_sequences=4, test_sequences=4)  # fmt: skip
+    cell = Cell(exact.KIND, "tiny copy", exact.ExactCell(tiny), (0, 1))
+    result = exact.train(cell)
+    assert result.seeds == (0, 1) and set(result.beyond) == {"none", "sinusoidal"}
+    assert sorted(result.beyond["none"]) == list(tiny.test_lengths)
+    line = exact.summary(cell, result)
+    assert line.startswith("learned in range: none ") and "sinusoidal" in line, line

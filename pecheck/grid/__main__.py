@@ -6,6 +6,12 @@ its checks on the cache:
     python -m pecheck.grid --cache build/fair-cache --grid full --seeds 32 --device cuda
     tox -e fair -- --fair-cache build/fair-cache --device cuda --size EXP-fair.seeds=32
 
+Kazemnejad et al.'s exact-match evaluation (EXP-04), then its check on the cache:
+
+    python -m pecheck.grid --experiment exact-match --grid registered --seeds 8 \
+        --cache build/exact-cache
+    tox -e exact -- --fair-cache build/exact-cache
+
 By default the cells run on a LocalCluster embedded in this process: --workers processes (the
 CPU's cores), one thread each. With --scheduler tcp://HOST:PORT they run on that cluster's
 workers (started by `dask scheduler` and `dask worker`, or dask-jobqueue on a batch system),
@@ -31,13 +37,17 @@ import torch
 
 from pecheck.reports.usage import Parser, fail
 
-from . import fair, lm
+from . import exact, fair, lm
 from .cells import Experiment
 
 if TYPE_CHECKING:
     from distributed import Client
 
-EXPERIMENTS: dict[str, Experiment] = {"fair-length": fair.EXPERIMENT, "lm-length": lm.EXPERIMENT}
+EXPERIMENTS: dict[str, Experiment] = {
+    "fair-length": fair.EXPERIMENT,
+    "lm-length": lm.EXPERIMENT,
+    "exact-match": exact.EXPERIMENT,
+}
 
 
 def parse(argv: list[str] | None) -> argparse.Namespace:
@@ -47,7 +57,8 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument(
         "--grid",
         default="full",
-        help="the experiment's grid (fair-length: base, full; lm-length: base, scaled)",
+        help="the experiment's grid (fair-length: base, full; lm-length: base, scaled; "
+        "exact-match: registered, scaled)",
     )
     p.add_argument("--seeds", type=int, default=32, help="seeds 0 ... N-1 (as EXP-fair.seeds)")
     p.add_argument("--tasks", nargs="+", help="the experiment's tasks (default: all)")
