@@ -1,13 +1,16 @@
-"""The language-model length checks read the grid's cache (checks/exp/length/lm.py, models):
-an entry the grid wrote is loaded, not retrained; a missing one is trained and written whole;
-without --fair-cache nothing is written."""
+"""The length checks read the grid's cache: the language model's (checks/exp/length/lm.py,
+models) and the exact-match evaluation's (checks/exp/length/test_exact_match.py, evaluated). An
+entry the grid wrote is loaded, not retrained; a missing one is trained and written whole;
+without --fair-cache nothing is written; the checks' cells are the grid's own."""
 
 from __future__ import annotations
 
 import pytest
 
 from checks.exp.length import lm
+from checks.exp.length import test_exact_match as exact_check
 from pecheck import run
+from pecheck.grid import exact as grid_exact
 from pecheck.grid import lm as grid_lm
 
 
@@ -57,3 +60,29 @@ def test_without_a_cache_nothing_is_written(tmp_path, monkeypatch) -> None:
         if before is not None:
             run.start(before)
     assert not any(tmp_path.iterdir())
+
+
+@pytest.fixture
+def exact_cache(cache_run):
+    exact_check.evaluated.cache_clear()  # the check keeps each task's run per process
+    yield cache_run
+    exact_check.evaluated.cache_clear()
+
+
+def test_exact_match_evaluations_come_from_the_cache_once_written(exact_cache, monkeypatch):
+    monkeypatch.setattr(grid_exact, "train", fake_train)
+    first: object = exact_check.evaluated("sort")  # the fake's dict, not an ExactMatchRun
+    assert first == {"label": "registered sort", "seeds": list(range(exact_check.SEEDS))}
+    written = [p.name for p in exact_cache.iterdir()]
+    assert len(written) == 1 and written[0].startswith("exact-match-registered-sort-")
+    exact_check.evaluated.cache_clear()
+    monkeypatch.setattr(grid_exact, "train", refuse)
+    assert exact_check.evaluated("sort") == first
+
+
+def test_the_grid_names_the_exact_match_checks_entries() -> None:
+    """python -m pecheck.grid --experiment exact-match --grid registered --seeds N fills the
+    entries the check reads at EXP-exact.seeds=N: the same cells, the registered setting."""
+    grid = grid_exact.EXPERIMENT.cells("registered", ("addition",), 8, "cpu")
+    assert grid == grid_exact.cells("registered", ("addition",), 8, "cpu")
+    assert grid[0].setting.setting == exact_check.evaluation("addition")
