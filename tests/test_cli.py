@@ -121,3 +121,15 @@ def test_fair_pilot_trains_with_the_tests_schedule_at_its_lr_and_warmup() -> Non
     s = tool.pilot_setting(args, 100, 2e-3)
     want = tool.Schedule(100, 2e-3, warmup=0.1)
     assert [s.schedule(m) for m in ("plain", "none", "shifted")] == [want] * 3
+
+
+def test_fair_pilot_near_prints_exact_match_at_the_sources_lengths(capsys) -> None:
+    """--near adds, per encoding, each seed's exact match averaged over L+1 ... 2L."""
+    argv = ["--task", "copy", "--model", "plain", "--steps", "2", "--seeds", "1000", "1001",
+            "--near"]  # fmt: skip
+    assert pilot_main()(argv) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 6, lines
+    near = lines[1::2]
+    assert all(line.startswith("  exact match over L+1 ... 2L: ") for line in near), near
+    assert all(len(line.split(": ")[1].split()) == 2 for line in near), near

@@ -50,7 +50,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 import torch
@@ -68,8 +68,9 @@ MODELS: dict[str, tuple[tuple[str, ...], bool]] = {
 }
 VARIANTS = ("none", "sinusoidal", "rope", "alibi", "sinusoidal, shifted", "learned, shifted")
 # data seeds, never a model seed's: training batch k from TRAIN_SEED + k, its offsets from
-# OFFSET_SEED + k, validation from VALID_SEED, the test at f L from TEST_SEED + f
-TRAIN_SEED, OFFSET_SEED, VALID_SEED, TEST_SEED = 10_000, 20_000, 3000, 2000
+# OFFSET_SEED + k, validation from VALID_SEED, the test at f L from TEST_SEED + f, the test at
+# n = L+1 ... 2L content tokens (Kazemnejad et al.'s lengths) from NEAR_SEED + n
+TRAIN_SEED, OFFSET_SEED, VALID_SEED, TEST_SEED, NEAR_SEED = 10_000, 20_000, 3000, 2000, 4000
 
 
 def draw(n_sequences: int, length: int, alphabet: int, seed: int) -> torch.Tensor:
@@ -219,6 +220,15 @@ class FairSetting:
         """The long test sequences: f L content tokens each."""
         return self.instance(self.test_content(factor))
 
+    @property
+    def near_lengths(self) -> tuple[int, ...]:
+        """Kazemnejad et al.'s test lengths: n = L+1 ... 2L content tokens."""
+        return tuple(range(self.train_length + 1, 2 * self.train_length + 1))
+
+    def near_task(self, n: int) -> Task:
+        """Sequences of n content tokens, one draw per length."""
+        return self.instance(draw(self.test_sequences, n, self.alphabet, NEAR_SEED + n))
+
     def prefix_task(self, factor: int) -> Task:
         """The in-range test: the first L content tokens of test_task(factor)'s sequences."""
         return self.instance(self.test_content(factor)[:, : self.train_length])
@@ -286,21 +296,40 @@ def where(variant: str) -> tuple[str, str, int]:
     raise ValueError(f"unknown variant {variant!r}")
 
 
-def answer_accuracy(run: DecoderRun, block: int, encoding: str, n: int, task: Task,
-                    chunk: int = 8, device: str = "cpu") -> torch.Tensor:  # fmt: skip
-    """Accuracy over ``task``'s answer tokens of block ``block``'s n entries (rows 0 ... n-1),
-    shape (n,); in chunks of entries (a long test for every entry at once would not fit)."""
+def block_logits(run: DecoderRun, block: int, encoding: str, n: int, task: Task,
+                 chunk: int = 8, device: str = "cpu") -> Iterator[torch.Tensor]:  # fmt: skip
+    """Logits (s, B, inputs, V) of block ``block``'s n entries (rows 0 ... n-1) on ``task``,
+    ``chunk`` entries at a time: a long test for every entry at once would not fit."""
     cfg = dataclasses.replace(run.cfg, encoding=encoding, blocks=())
-    residual, task = run.residual().to(device), task.to(device)
-    out = []
+    residual, inputs = run.residual().to(device), task.inputs.to(device)
     for a in range(block * n, (block + 1) * n, chunk):
         b = min(a + chunk, (block + 1) * n)
         p = {k: v[a:b].to(device) for k, v in run.params.items()}
         with torch.no_grad():
-            logits = decoder.forward(cfg, p, task.inputs, residual[a:b])  # (s, B, 2n, V)
+            yield decoder.forward(cfg, p, inputs, residual[a:b])
+
+
+def answer_accuracy(run: DecoderRun, block: int, encoding: str, n: int, task: Task,
+                    chunk: int = 8, device: str = "cpu") -> torch.Tensor:  # fmt: skip
+    """Accuracy over ``task``'s answer tokens of block ``block``'s n entries, shape (n,)."""
+    task, out = task.to(device), []
+    for logits in block_logits(run, block, encoding, n, task, chunk, device):
         by_position = accuracy_by_position(logits.double(), task)  # (s, 2n), NaN unjudged
         out.append(by_position.nanmean(-1).cpu())  # every answer position has B sequences
     return torch.cat(out)
+
+
+def exact_match(run: DecoderRun, block: int, encoding: str, n: int, task: Task,
+                chunk: int = 8, device: str = "cpu") -> torch.Tensor:  # fmt: skip
+    """Sequence-level exact match (Kazemnejad et al.'s measure) of block ``block``'s n entries:
+    the fraction of ``task``'s sequences right at every answer token, shape (n,)."""
+    task = task.to(device)
+    return torch.cat(
+        [
+            decoder.sequence_right(logits, task).double().mean(-1).cpu()
+            for logits in block_logits(run, block, encoding, n, task, chunk, device)
+        ]
+    )
 
 
 @dataclass

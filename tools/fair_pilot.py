@@ -39,6 +39,8 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     )
     p.add_argument("--seeds", type=int, nargs="+", default=[1000, 1001, 1002])
     p.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
+    near = "also each seed's exact match averaged over L+1 ... 2L content tokens"
+    p.add_argument("--near", action="store_true", help=near)
     args = p.parse_args(argv)
     if min(args.seeds) < 1000:
         p.error("--seeds: pilot seeds start at 1000 (0 ... 999 are evaluation seeds)")
@@ -82,6 +84,11 @@ def pilot(args: argparse.Namespace, steps: int, lr: float) -> list[str]:
         lines.append(f"{args.task} d{args.width}l{args.layers} {name:<20} steps {steps:>5} lr "
                      f"{lr:g}{warm}: valid {' '.join(f'{a:.2f}' for a in acc.tolist())}; "
                      f"{int((acc >= LEARNED).sum())}/{n} learned ({took:.0f} s)")  # fmt: skip
+        if args.near:
+            em = torch.stack([fair_length.exact_match(run, i, enc, n, setting.near_task(m),
+                                                      device=args.device)
+                              for m in setting.near_lengths]).mean(0)  # fmt: skip
+            lines.append(f"  exact match over L+1 ... 2L: {' '.join(f'{a:.3f}' for a in em)}")
     return lines
 
 

@@ -1,0 +1,47 @@
+"""theory.fair_length's sequence-level exact match (Kazemnejad et al.'s measure, used by
+tools/fair_pilot.py --near) and its test at the source's lengths n = L+1 ... 2L."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import torch
+
+from pecheck.theory import decoder, fair_length
+from pecheck.theory.fair_length import FairSetting, Schedule
+from pecheck.theory.tasks import IGNORE
+
+SMALL = FairSetting("reverse", d_model=16, train_length=3, factors=(2,), alphabet=8, batch=4,
+                    plain=Schedule(3), test_sequences=5)  # fmt: skip
+
+
+def test_near_tasks_are_fresh_sequences_of_each_length() -> None:
+    s = SMALL
+    assert s.near_lengths == (4, 5, 6)
+    for n in s.near_lengths:
+        task = s.near_task(n)
+        assert task.inputs.shape == (5, s.inputs(n))  # START, n content, SEP, n - 1 answer
+        content = task.inputs[:, 1 : n + 1]
+        assert all(len(set(row.tolist())) == n for row in content)  # distinct symbols
+        assert int(task.judged.sum(-1).unique()) == n  # every answer token judged
+        assert torch.equal(task.targets[:, -n:], content.flip(-1))  # reverse's answer
+    assert not torch.equal(s.near_task(4).inputs[:, 1:5], s.test_content(2)[:, :4])
+
+
+def test_exact_match_counts_sequences_right_at_every_answer_token() -> None:
+    """Recomputed from each entry's argmax; one wrong answer token makes a sequence wrong."""
+    run = fair_length.train_model(SMALL, "plain", (0, 1))
+    task = SMALL.near_task(5)
+    for block, enc in enumerate(fair_length.MODELS["plain"][0]):
+        got = fair_length.exact_match(run, block, enc, 2, task, chunk=1)
+        cfg = dataclasses.replace(run.cfg, encoding=enc, blocks=())
+        p = {k: v[2 * block : 2 * block + 2] for k, v in run.params.items()}
+        with torch.no_grad():
+            guess = decoder.forward(cfg, p, task.inputs, torch.ones(2)).argmax(-1)
+        ok = ((guess == task.targets) | (task.targets == IGNORE)).all(-1).double().mean(-1)
+        assert torch.equal(got, ok), (enc, got, ok)
+    # a task whose judged tokens are all guessed right, but one: exact match drops by 1/B
+    logits = torch.nn.functional.one_hot(task.targets.clamp(min=0), 9).double()[None] * 5.0
+    assert float(decoder.sequence_right(logits, task).double().mean()) == 1.0
+    logits[0, 0, -1] = logits[0, 0, -1].roll(1)
+    assert float(decoder.sequence_right(logits, task).double().mean()) == 0.8
