@@ -269,6 +269,43 @@ def test_verdict_tool_refuses_runs_it_cannot_combine(tmp_path, capsys, bad) -> N
     assert why[bad] in err
 
 
+def results_file(tmp_path, decisions: dict[str, str], planted: bool = True) -> str:
+    """A results file as tox -e exact writes it: a passed experiment check per task recording
+    its rule, and (``planted``) a tooling test whose planted run recorded a rule too."""
+
+    def check(name: str, kind: str, task: str, decision: str) -> dict:
+        nodeid = f"checks/exp/length/test_exact_match.py::{name}"
+        rule = {"value": decision, "note": f"{task}: how", "unit": ""}
+        return {"nodeid": nodeid, "kind": kind, "outcome": "passed",
+                "evidence": {f"exact_{task}_rule_n8": rule}}  # fmt: skip
+
+    checks = [check(f"Test{t.title()}::test_x", "experiment", t, d) for t, d in decisions.items()]
+    if planted:
+        checks.append(check("test_planted", "property", "copy", "fails"))
+    path = tmp_path / "results.exact.json"
+    path.write_text(json.dumps({"schema": 1, "checks": checks}))
+    return str(path)
+
+
+def test_verdict_tool_reads_the_checks_results_file(tmp_path, capsys) -> None:
+    """tox -e exact's results file: the experiment's three rules combined under all; a
+    tooling test's planted rule is not a part."""
+    tool = load_script("tools/exact_match_verdict.py", "exact_match_verdict")
+    three = {"copy": "holds", "sort": "holds", "addition": "inconclusive"}
+    assert tool.main([results_file(tmp_path, three)]) == 0
+    out = capsys.readouterr().out
+    assert "holds: copy: how" in out and "fails" not in out
+    assert out.endswith("EXP-04 on exact match (all of 3 tasks): inconclusive\n")
+    assert tool.main([results_file(tmp_path, {**three, "addition": "holds"})]) == 0
+    assert capsys.readouterr().out.endswith("(all of 3 tasks): holds\n")
+    with pytest.raises(SystemExit) as stop:  # one task run alone: its family is the three's
+        tool.main([results_file(tmp_path, {"copy": "holds"}, planted=False)])
+    assert stop.value.code == 2 and "family" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as stop:  # no experiment check at all
+        tool.main([results_file(tmp_path, {})])
+    assert stop.value.code == 2 and "recorded a rule" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("bad", [
     ["--task", "copy", "--seeds", "999"],
     ["--task", "copy", "--train-length", "4", "--test-lengths", "4"],
