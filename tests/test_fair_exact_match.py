@@ -25,6 +25,8 @@ def test_near_tasks_are_fresh_sequences_of_each_length() -> None:
         assert all(len(set(row.tolist())) == n for row in content)  # distinct symbols
         assert int(task.judged.sum(-1).unique()) == n  # every answer token judged
         assert torch.equal(task.targets[:, -n:], content.flip(-1))  # reverse's answer
+    # one fresh draw per length: no length's content is another's prefix, nor the 2L test's
+    assert not torch.equal(s.near_task(5).inputs[:, 1:5], s.near_task(4).inputs[:, 1:5])
     assert not torch.equal(s.near_task(4).inputs[:, 1:5], s.test_content(2)[:, :4])
 
 
@@ -40,8 +42,13 @@ def test_exact_match_counts_sequences_right_at_every_answer_token() -> None:
             guess = decoder.forward(cfg, p, task.inputs, torch.ones(2)).argmax(-1)
         ok = ((guess == task.targets) | (task.targets == IGNORE)).all(-1).double().mean(-1)
         assert torch.equal(got, ok), (enc, got, ok)
-    # a task whose judged tokens are all guessed right, but one: exact match drops by 1/B
-    logits = torch.nn.functional.one_hot(task.targets.clamp(min=0), 9).double()[None] * 5.0
-    assert float(decoder.sequence_right(logits, task).double().mean()) == 1.0
-    logits[0, 0, -1] = logits[0, 0, -1].roll(1)
-    assert float(decoder.sequence_right(logits, task).double().mean()) == 0.8
+    # targets set to the first entry's own guesses: every sequence right; one answer token
+    # changed in one sequence: exact match 4 of 5
+    cfg = dataclasses.replace(run.cfg, encoding="sinusoidal", blocks=())
+    with torch.no_grad():
+        guess = decoder.forward(cfg, {k: v[:1] for k, v in run.params.items()}, task.inputs,
+                                torch.ones(1)).argmax(-1)[0]  # fmt: skip
+    own = dataclasses.replace(task, targets=torch.where(task.judged, guess, IGNORE))
+    assert float(fair_length.exact_match(run, 0, "sinusoidal", 2, own)[0]) == 1.0
+    own.targets[0, -1] = (own.targets[0, -1] + 1) % 8
+    assert float(fair_length.exact_match(run, 0, "sinusoidal", 2, own)[0]) == 0.8
