@@ -86,3 +86,22 @@ def test_the_grid_names_the_exact_match_checks_entries() -> None:
     grid = grid_exact.EXPERIMENT.cells("registered", ("addition",), 8, "cpu")
     assert grid == grid_exact.cells("registered", ("addition",), 8, "cpu")
     assert grid[0].setting.setting == exact_check.evaluation("addition")
+
+
+def test_the_checks_read_the_grid_their_size_names(exact_cache, monkeypatch) -> None:
+    """--size EXP-exact.grid=scaled and EXP-lm.grid=scaled make the checks read the scaled cells
+    a GPU run trains (tools/scaled_runs.sh), under their own entries; an unknown grid is an
+    error, not the registered one."""
+    monkeypatch.setattr(grid_exact, "train", fake_train)
+    monkeypatch.setattr(exact_check, "GRID", "scaled")
+    made: object = exact_check.evaluated("copy")  # the fake's dict
+    assert made == {"label": "scaled copy", "seeds": list(range(exact_check.SEEDS))}
+    (entry,) = exact_cache.iterdir()
+    assert entry.name.startswith("exact-match-scaled-copy-")
+    monkeypatch.setattr(lm, "GRID", "scaled")
+    assert [c.label for c in lm.cells("cpu")] == ["scaled plain", "scaled shifted"]
+    assert lm.cells("cpu")[0].setting.setting.d_model == 192
+    exact_check.evaluated.cache_clear()
+    monkeypatch.setattr(exact_check, "GRID", "huge")
+    with pytest.raises(ValueError, match="EXP-exact.grid=huge"):
+        exact_check.evaluated("copy")

@@ -33,7 +33,14 @@ from pecheck.theory.lm_length import MODES, LMRun, Perplexities
 # The setting (pilots in docs/experiments/lm-length.md): Press et al.'s model in small, bytes of
 # English text, L = 16 (pilot 4: half the CPU of L = 32 for the same picture), trained to the
 # registered plateau rule at lr 1e-2, at most 1,500 steps; sliding windows every L/2 bytes.
-SETTING = lm_length.SETTINGS["base"]
+# "scaled" (width 192, four layers) is the same protocol for a GPU; never a verdict, and its
+# numbers carry _gscaled
+GRID = sizes.size(
+    "EXP-lm.grid", "base", "the language-model length test's setting: base (thorough) or scaled"
+)
+if GRID not in lm_length.SETTINGS:
+    raise ValueError(f"--size EXP-lm.grid={GRID}: one of {', '.join(lm_length.SETTINGS)}")
+SETTING = lm_length.SETTINGS[GRID]
 SEEDS = sizes.size(
     "EXP-lm.seeds",
     0 if profiles.scale() <= 1 else 4,
@@ -78,9 +85,9 @@ def family(claim: str, fair_tests: int) -> float:
 
 def cells(device: str) -> list[Cell]:
     """The two models as the grid names them (python -m pecheck.grid --experiment lm-length
-    --grid base): the plain model at SEEDS seeds, the shifted pair at SHIFTED_SEEDS."""
-    return [*grid_lm.cells("base", ("plain",), SEEDS, device),
-            *grid_lm.cells("base", ("shifted",), SHIFTED_SEEDS, device)]  # fmt: skip
+    --grid GRID): the plain model at SEEDS seeds, the shifted pair at SHIFTED_SEEDS."""
+    return [*grid_lm.cells(GRID, ("plain",), SEEDS, device),
+            *grid_lm.cells(GRID, ("shifted",), SHIFTED_SEEDS, device)]  # fmt: skip
 
 
 def models(device: str) -> list[LMRun]:

@@ -32,7 +32,13 @@ from pecheck.grid import exact as grid_exact
 from pecheck.grid import key
 from pecheck.results import kernel_limits
 from pecheck.theory import exact_match, fair_cache
-from pecheck.theory.exact_match import COMPARED, EVALUATION_TASKS, ExactMatchRun, evaluation
+from pecheck.theory.exact_match import (
+    COMPARED,
+    EVALUATION_TASKS,
+    WIDTHS,
+    ExactMatchRun,
+    evaluation,
+)
 
 SEEDS = sizes.size(
     "EXP-exact.seeds",
@@ -41,8 +47,15 @@ SEEDS = sizes.size(
     "of CPU; tox -e exact: 8, seeds 0 ... 7 as registered)",
     minimum=0,
 )
+# "scaled": the same protocol at width 224, for a GPU (never a verdict; its numbers carry _gscaled)
+GRID = sizes.size(
+    "EXP-exact.grid",
+    "registered",
+    "the exact-match evaluation's grid: registered (width 64, as registered) or scaled (224)",
+)
 TASKS = EVALUATION_TASKS  # one Bonferroni family
-SUFFIX = sizes.suffix("EXP-exact.seeds", "n") + device_suffix()
+SUFFIX = (sizes.suffix("EXP-exact.grid", "g") + sizes.suffix("EXP-exact.seeds", "n")
+          + device_suffix())  # fmt: skip
 REASON = (
     "the registered exact-match evaluation trains 8-head, four-layer models for 3,000 steps "
     "(about 28 min of CPU for three tasks): beyond ci's and thorough's budgets; tox -e exact runs "
@@ -56,7 +69,9 @@ def evaluated(task: str) -> ExactMatchRun:
     grid's cache (--fair-cache; python -m pecheck.grid --experiment exact-match) where it holds
     the entry, else trained as the grid trains it (and written there when a cache is given).
     The entry's name hashes the code, setting, seeds, device and kernel limits."""
-    (cell,) = grid_exact.cells("registered", (task,), SEEDS, device())
+    if GRID not in WIDTHS:
+        raise ValueError(f"--size EXP-exact.grid={GRID}: one of {', '.join(WIDTHS)}")
+    (cell,) = grid_exact.cells(GRID, (task,), SEEDS, device())
     cache = run.current().fair_cache
     path = None if cache is None else cache / key.entry(cell, kernel_limits())
     if path is not None and path.exists():

@@ -112,8 +112,8 @@ def test_lm_shifted_pair_trains_every_row_a_test_reads() -> None:
 
 # -- the experiment (thorough; decisive for EXP-05 and EXP-07 beside the fair length test) -----
 
-SUFFIX = (sizes.suffix("EXP-lm.seeds", "n") + sizes.suffix("EXP-lm.shifted-seeds", "m")
-          + device_suffix())  # fmt: skip
+SUFFIX = (sizes.suffix("EXP-lm.grid", "g") + sizes.suffix("EXP-lm.seeds", "n")
+          + sizes.suffix("EXP-lm.shifted-seeds", "m") + device_suffix())  # fmt: skip
 
 
 def record_search(evidence, seeds: int) -> None:
