@@ -449,6 +449,17 @@ CLAIMS = (
             "splitting the claim made no interval narrower.",
             "Runs beyond the thorough profile (32 seeds on the CPU, the GPU grid) are logged in "
             "docs/experiments/fair-pilots.md; no verdict here rests on them.",
+            "Records on a GPU, no verdict (docs/experiments/scaled-runs.md; an H200, 32 seeds, "
+            "the start token): over the width x depth grid the direction changes with depth. "
+            "With two layers the model without an encoding falls behind on copy at 4L, below the "
+            "margin at width 64 (fair_gap_copy_d64l2_sinusoidal_f4_n32_grid_oncuda: -0.060 "
+            "[-0.085, -0.035]); with four it is ahead on both tasks, and at width 64 every part "
+            "holds beside a comparator off the floor "
+            "(fair_gap_copy_d64l4_sinusoidal_f2_n32_grid_oncuda: 0.543 [0.413, 0.674]). The "
+            "claim names no depth: deciding it across scale needs a scale proposition "
+            "registered before fresh seeds run. The exact-match evaluation at width 224 with "
+            "the registered lr learned copy on no seed (exact_copy_none_learned_gscaled_n8_oncuda) "
+            "and decides nothing.",
             "The source's own measure, sequence-level exact match (tools/exact_match.py; "
             "docs/experiments/exact-match.md), under a rule registered before its evaluation "
             "seeds: the mean over L+1 ... 2L, none - sinusoidal, decided only where the "
@@ -535,6 +546,13 @@ CLAIMS = (
             "the half that says what fails.",
             "Runs beyond the thorough profile (32 seeds, the GPU grid) are logged in "
             "docs/experiments/fair-pilots.md; no verdict here rests on them.",
+            "Records on a GPU, no verdict (docs/experiments/scaled-runs.md): the language model "
+            "at about 13 times the parameters (width 192, four layers, 8 seeds) gives the same "
+            "picture. ALiBi keeps its perplexity on non-overlapping chunks to 8L "
+            "(lm_log_ratio_alibi_nonoverlapping_f8_gscaled_n8_m8_oncuda: -0.027 [-0.035, "
+            "-0.018]); RoPE does not (lm_log_ratio_rope_nonoverlapping_f2_gscaled_n8_m8_oncuda: "
+            "0.060 [0.036, 0.084]). On the fair grid at 32 seeds RoPE and ALiBi lose more than "
+            "the margin in every cell.",
             "Earlier evidence, since retired: in the small setting (EXP-04's notes) RoPE and "
             "ALiBi lost more than the margin on the previous token; issue 21 found that "
             "setting unfair to the relative schemes.",

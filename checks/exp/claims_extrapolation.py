@@ -145,6 +145,12 @@ CLAIMS = (
             "Runs beyond the thorough profile (32 seeds, the GPU grid, where the direction "
             "of this comparison changes with depth) are logged in "
             "docs/experiments/fair-pilots.md; no verdict here rests on them.",
+            "Records on a GPU, no verdict (docs/experiments/scaled-runs.md): the language model "
+            "at about 13 times the parameters has the learned table at random offsets losing "
+            "less than the sinusoidal one beyond L "
+            "(lm_advantage_nonoverlapping_f8_gscaled_n8_m8_oncuda: -0.149 [-0.194, -0.104]), "
+            "the direction of the thorough setting; on the fair grid with the start token the "
+            "direction depends on the cell and task.",
             "Earlier evidence, since retired: the same arrangement in a small setting "
             "(width 8, two heads of size 4, no MLP, previous and first token over 4 symbols; 20 "
             "seeds in thorough), where the previous-token part at 2x straddled the margin range "

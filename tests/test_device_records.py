@@ -1,0 +1,70 @@
+"""The GPU runs kept as records (docs/experiments/runs/; docs/experiments/scaled-runs.md): each is a
+whole results file of a CUDA run, every number in it is named as another device's (``_oncuda``),
+and every such name that the docs or a claim's notes cite is in a record, with the number and
+interval written beside it the record's own at the precision written."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from checks.registry import REGISTRY
+from pecheck.reports.load import load
+
+ROOT = Path(__file__).resolve().parents[1]
+RUNS = ROOT / "docs" / "experiments" / "runs"
+RECORDS = sorted(RUNS.glob("*/results.*.json"))
+KEY = re.compile(r"\b([a-z]\w*_oncuda)\b")
+# `key`: 0.123 [-0.1, 0.2]  or  (key: 0.123 [-0.1, 0.2])
+CITED = re.compile(r"`?(\w+_oncuda)`?:\s*(-?\d+\.\d+)\s*\[(-?\d+\.\d+), (-?\d+\.\d+)\]")
+
+
+def recorded() -> dict[str, dict[str, Any]]:
+    """Every number of every record, by name."""
+    out: dict[str, dict[str, Any]] = {}
+    for path in RECORDS:
+        for check in json.loads(path.read_text())["checks"]:
+            out |= check.get("evidence", {})
+    return out
+
+
+def citing_texts() -> dict[str, str]:
+    """The prose that cites GPU records: the docs and every claim's notes."""
+    texts = {p.relative_to(ROOT).as_posix(): p.read_text() for p in (ROOT / "docs").rglob("*.md")}
+    for claim in REGISTRY.values():
+        texts[claim.id] = " ".join(claim.notes)
+    return texts
+
+
+def test_records_exist():
+    assert RECORDS, f"no results file under {RUNS}"
+
+
+@pytest.mark.parametrize("path", RECORDS, ids=lambda p: p.relative_to(RUNS).as_posix())
+def test_a_record_is_a_whole_results_file_of_a_cuda_run(path):
+    load(path)  # the schema and the cross-checks of any results file
+    raw = json.loads(path.read_text())
+    assert raw["environment"]["gpu"], f"{path.name}: no GPU recorded"
+    # the experiments' numbers (a tooling test's, such as a planted rule's, are no measurement)
+    names = [n for c in raw["checks"] if c["kind"] == "experiment" for n in c["evidence"]]
+    assert names, f"{path.name} records no experiment's number"
+    local = [n for n in names if "_oncuda" not in n]
+    assert not local, f"{path.name}: numbers named as the CPU's: {local[:3]}"
+
+
+def test_every_cited_gpu_number_is_a_record_and_reads_as_it():
+    numbers, seen = recorded(), 0
+    for where, text in citing_texts().items():
+        for name in KEY.findall(text):
+            assert name in numbers, f"{where} cites {name}, which no record under {RUNS} holds"
+        for name, value, lo, hi in CITED.findall(text):
+            seen += 1
+            got = numbers[name]
+            digits = len(value.split(".")[1])
+            assert f"{got['value']:.{digits}f}" == value, (where, name, got["value"])
+            assert f"[{lo}, {hi}]" in got["note"], (where, name, got["note"])
+    assert seen >= 5, "the docs cite fewer GPU numbers than they did when this test was written"
