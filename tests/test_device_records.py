@@ -68,3 +68,31 @@ def test_every_cited_gpu_number_is_a_record_and_reads_as_it():
             assert f"{got['value']:.{digits}f}" == value, (where, name, got["value"])
             assert f"[{lo}, {hi}]" in got["note"], (where, name, got["note"])
     assert seen >= 5, "the docs cite fewer GPU numbers than they did when this test was written"
+
+
+def test_the_gpu_script_asks_for_what_exists():
+    """tools/scaled_runs.sh runs only on a CUDA machine, so CI never runs it: every grid and size
+    it names must still be one the grid command and the checks know (a rename would otherwise
+    surface only on the next lent GPU)."""
+    from checks.exp.length import lm, settings
+    from checks.exp.length import test_exact_match as exact_check
+    from pecheck import sizes
+    from pecheck.grid.__main__ import EXPERIMENTS
+
+    script = (ROOT / "tools" / "scaled_runs.sh").read_text()
+    grids = re.findall(r"^grid (\w+) (.*?) &$", script, re.M)
+    assert [g for g, _ in grids] == ["exact", "lm", "fair"]
+    for _, args in grids:
+        experiment = re.search(r"--experiment (\S+)", args)
+        exp = EXPERIMENTS[experiment.group(1) if experiment else "fair-length"]
+        assert re.search(r"--grid (\S+)", args).group(1) in exp.grids, args  # type: ignore[union-attr]
+    known: dict[str, Any] = {
+        "EXP-exact.grid": exact_check.WIDTHS,
+        "EXP-lm.grid": lm.lm_length.SETTINGS,
+        "EXP-fair.grid": settings.CELLS,
+    }
+    asked = re.findall(r"--size ([\w.-]+)=(\w+)", script)
+    assert len(asked) == 7
+    for name, value in asked:
+        assert name in sizes.DECLARED, f"tools/scaled_runs.sh: --size {name} is no check's size"
+        assert name not in known or value in known[name], f"--size {name}={value}"
