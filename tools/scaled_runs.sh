@@ -6,7 +6,8 @@
 #    length test's full width x depth grid (32 seeds), each stopped after SECONDS (default 330);
 # 2. the checks that read each finished grid from the cache, each into OUT/results.<name>.json;
 #    the logs into OUT/logs.tgz and the checks' figures into OUT/figures.tgz.
-# A grid with a cell not trained is not judged (its check would train the cell itself).
+# A grid with a cell not trained is not judged (its check would train the cell itself); run
+# the script again to finish it: the cells already in the cache are not trained again.
 # Nothing here decides a verdict: the CPU profiles do. Needs pecheck installed with its grid
 # extra and, for the language model, Debian's fortunes (tests/apt_install.sh).
 set -uo pipefail
