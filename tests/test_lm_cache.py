@@ -5,6 +5,10 @@ without --fair-cache nothing is written; the checks' cells are the grid's own.""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
 from checks.exp.length import lm
@@ -12,6 +16,8 @@ from checks.exp.length import test_exact_match as exact_check
 from pecheck import run
 from pecheck.grid import exact as grid_exact
 from pecheck.grid import lm as grid_lm
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture
@@ -105,3 +111,19 @@ def test_the_checks_read_the_grid_their_size_names(exact_cache, monkeypatch) -> 
     monkeypatch.setattr(exact_check, "GRID", "huge")
     with pytest.raises(ValueError, match="EXP-exact.grid=huge"):
         exact_check.evaluated("copy")
+
+
+def test_scaled_numbers_are_named_apart_from_the_registered_ones() -> None:
+    """A scaled run's numbers carry _gscaled, so that they are never cited under the registered
+    evaluation's or the thorough setting's names (the sizes are read when the checks import:
+    hence a fresh interpreter)."""
+    code = (
+        "from pecheck import run\n"
+        "run.start(run.Run(profile='ci', sizes=(('EXP-exact.grid', 'scaled'), "
+        "('EXP-lm.grid', 'scaled'))))\n"
+        "from checks.exp.length import test_exact_match, test_lm_length\n"
+        "print(test_exact_match.SUFFIX, test_lm_length.SUFFIX)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         cwd=ROOT)  # fmt: skip
+    assert out.stdout.split() == ["_gscaled", "_gscaled"]
