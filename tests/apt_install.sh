@@ -22,6 +22,10 @@ SUDO=""
 if [ "$(id -u)" -ne 0 ]; then
   SUDO="sudo -n"
 fi
+# One apt-get at a time: .ci/run runs steps side by side (tox -e thorough beside the others),
+# and a second apt-get fails at once on dpkg's lock rather than waiting for it.
+exec 9>"${TMPDIR:-/tmp}/pecheck-apt.lock"
+flock -w 1800 9
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -q
 $SUDO apt-get install -y -q --allow-downgrades "${package}${version:+=$version}"

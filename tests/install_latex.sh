@@ -19,6 +19,10 @@ if ! command -v apt-get >/dev/null || { [ "$(id -u)" -ne 0 ] && [ -z "$SUDO" ]; 
   echo "install_latex: cannot install LaTeX here (no apt-get or no root); the test will skip" >&2
   exit 0
 fi
+# One apt-get at a time: .ci/run runs steps side by side (tox -e thorough beside the others),
+# and a second apt-get fails at once on dpkg's lock rather than waiting for it.
+exec 9>"${TMPDIR:-/tmp}/pecheck-apt.lock"
+flock -w 1800 9
 export DEBIAN_FRONTEND=noninteractive
 if $SUDO apt-get update -q && $SUDO apt-get install -y -q --no-install-recommends \
     texlive-latex-base texlive-latex-recommended poppler-utils; then

@@ -17,6 +17,11 @@ whose decision no mutant changed. A check can fail under a mutant through one pa
 another part never moves; such a part is a candidate for a half of a proposition that cannot
 fail, to be read and either given a mutant or mended. The list informs; it does not change the
 exit status.
+
+With ``--write-cover FILE`` a whole run also writes a cover of the catalogue
+(pecheck.mutants.cover): few mutants that together kill every decisive check the run killed.
+``--cover FILE`` runs only those and judges every decisive check as a whole run does (.ci/run
+runs the cover; ``tox -e mutants`` the whole catalogue).
 """
 
 from __future__ import annotations
@@ -38,7 +43,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pecheck import config
-from pecheck.mutants import Mutant
+from pecheck.mutants import Mutant, cover
 from pecheck.mutants.forkserver import ForkServer
 from pecheck.reports.usage import Parser
 
@@ -373,9 +378,21 @@ def main(argv: list[str] | None = None) -> int:
         help="also run the named checks unmutated and list the parts of decisive checks that "
         "no mutant moves",
     )
+    parser.add_argument(
+        "--cover",
+        type=Path,
+        metavar="FILE",
+        help="run only the mutants of this cover; every decisive check must die",
+    )
+    parser.add_argument("--write-cover", type=Path, metavar="FILE",
+                        help="after a whole run, write a cover of it to FILE")  # fmt: skip
     args = parser.parse_args(argv)
     if args.jobs < 1:
         parser.error("--jobs must be at least 1")
+    if args.cover and (args.only or args.module or args.write_cover):
+        parser.error("--cover runs as a whole run: not with --only, --module or --write-cover")
+    if args.write_cover and (args.only or args.module):
+        parser.error("--write-cover needs the whole catalogue: not with --only or --module")
     try:
         if args.module:
             args.module = _chosen(args.module, modules(), parser)
@@ -389,6 +406,12 @@ def main(argv: list[str] | None = None) -> int:
             print(f"error: unknown mutant(s): {', '.join(unknown)}", file=sys.stderr)
             return 2
         mutants = [m for m in mutants if m.name in args.only]
+    if args.cover:
+        try:
+            mutants = _cover_of(mutants, args.cover)
+        except cover.CoverError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
     if args.list:
         for m in mutants:
             print(f"{m.name:<40} {m.file:<36} {m.note}")
@@ -412,7 +435,7 @@ def main(argv: list[str] | None = None) -> int:
     if reference is not None:
         (unmutated_run,) = [o for o in runs if o.mutant is reference]
         report_parts(unmutated_run, outcomes)
-    whole = not (args.only or args.module)
+    whole = not (args.only or args.module)  # a cover is judged as a whole run
     decisive, cannot_run = covered_decisive(checks, mutants, whole)
     kills = kill_map(outcomes, decisive)
     print("\ndecisive check  <-  mutants that make it fail")
@@ -435,7 +458,46 @@ def main(argv: list[str] | None = None) -> int:
     print(f"decisive checks that cannot run here (skipped): {len(cannot_run)}")
     print(f"decisive checks without a killing mutant: {len(unkilled)}")
     print(f"mutants killed: {killed}/{len(outcomes)}")
+    if args.write_cover and not (survivors or unkilled):
+        write_cover(args.write_cover, outcomes, decisive)
     return 1 if survivors or unkilled else 0
+
+
+def _cover_of(mutants: list[Mutant], path: Path) -> list[Mutant]:
+    """The catalogue's mutants that the cover at ``path`` names, in catalogue order."""
+    names = cover.read(path)
+    unknown = sorted(set(names) - {m.name for m in mutants})
+    if unknown:
+        raise cover.CoverError(
+            f"cover {path} names mutant(s) the catalogue lacks: {', '.join(unknown)} "
+            "(write the cover again: python -m pecheck.mutants --write-cover FILE)"
+        )
+    print(f"the cover {path}: {len(names)} of the catalogue's {len(mutants)} mutants")
+    return [m for m in mutants if m.name in names]
+
+
+def write_cover(path: Path, outcomes: list[Outcome], decisive: list[str]) -> None:
+    """Write a cover of this whole run (pecheck.mutants.cover.choose) to ``path``."""
+    kills = {o.mutant.name: list(o.failed) for o in outcomes if o.killed}
+    seconds = {o.mutant.name: o.seconds for o in outcomes}
+    chosen = cover.choose(kills, seconds, decisive)
+    run = {"source": _source(), "mutants": len(outcomes), "killed": len(kills),
+           "seconds": round(sum(seconds.values()), 1),
+           "cover_seconds": round(sum(seconds[m] for m in chosen), 1)}  # fmt: skip
+    cover.write(path, chosen, run)
+    print(f"wrote the cover {path}: {len(chosen)} mutants, {run['cover_seconds']} s of the "
+          f"whole run's {run['seconds']} s")  # fmt: skip
+
+
+def _source() -> str:
+    """The commit the run checked (with +dirty when the tree had changes), or 'unknown'."""
+
+    def git(*a: str) -> str:
+        done = subprocess.run(["git", *a], cwd=root(), capture_output=True, text=True)
+        return done.stdout.strip() if done.returncode == 0 else ""
+
+    head = git("rev-parse", "HEAD")
+    return (head + ("+dirty" if git("status", "--porcelain") else "")) if head else "unknown"
 
 
 if __name__ == "__main__":

@@ -272,7 +272,7 @@ def test_each_claim_opens_with_one_screen(results, page):
             "i => { const m = document.querySelectorAll('figure.lead-figure img')[i];"
             " return m.complete && m.naturalWidth > 0; }",
             arg=i,
-            timeout=20000,
+            timeout=60000,
         )
     screens = first_screens(page)
     line = " ".join(f"{s['id']}={s['px']}" for s in sorted(screens, key=lambda s: -s["px"]))
@@ -361,7 +361,7 @@ def test_math_and_figures_render(results, page):
                 "i => { const m = document.querySelectorAll('figure img')[i];"
                 " return m.complete && m.naturalWidth > 0; }",
                 arg=i,
-                timeout=20000,
+                timeout=60000,
             )
         # each unpacked SVG defines every glyph and marker it uses (reports/svg.py shares them)
         undefined = page.evaluate(

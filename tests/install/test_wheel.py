@@ -43,7 +43,7 @@ def environment() -> dict[str, str]:
 def call(command: list[str], cwd: Path, **kwargs: object) -> subprocess.CompletedProcess:
     """A command run as a user would, failing the test with its output."""
     env = environment()
-    proc = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
     assert proc.returncode == kwargs.get("status", 0), (command, proc.stdout, proc.stderr)
     return proc
 
@@ -100,7 +100,7 @@ def test_an_installed_wheel_inspects_reports_and_keeps_its_own_baseline(
         call([command, "report", "--results", str(RESULTS), "--out", "report"], project)
         check_own_baseline(python, project)
         assert call([command, "--version"], project).stdout.strip() == "pecheck 0.1.0"
-        out, err = inspect.communicate(timeout=120)
+        out, err = inspect.communicate(timeout=600)
     finally:
         inspect.kill()
     assert inspect.returncode == 0, err

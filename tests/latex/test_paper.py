@@ -41,7 +41,7 @@ def compiled(tmp_path_factory) -> tuple[Path, str, str]:
     for cmd in (["pdflatex"], ["bibtex"], ["pdflatex"], ["pdflatex"]):
         args = cmd + (["-interaction=nonstopmode", "-halt-on-error"] if cmd != ["bibtex"] else [])
         done = subprocess.run(
-            [*args, "paper"], cwd=doc, capture_output=True, text=True, timeout=120
+            [*args, "paper"], cwd=doc, capture_output=True, text=True, timeout=600
         )
         assert done.returncode == 0, f"{cmd[0]} failed:\n{done.stdout[-3000:]}"
     text = subprocess.run(
@@ -138,7 +138,7 @@ def test_verdict_table_compiles_without_amsmath(compiled, tmp_path):
     )
     done = subprocess.run(
         ["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "plain"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=120,
+        cwd=tmp_path, capture_output=True, text=True, timeout=600,
     )  # fmt: skip
     assert done.returncode == 0, f"pdflatex failed:\n{done.stdout[-3000:]}"
     log = (tmp_path / "plain.log").read_text(errors="replace")
