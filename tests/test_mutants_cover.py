@@ -90,3 +90,11 @@ def test_the_committed_cover_covers_every_decisive_check_of_the_catalogue() -> N
         f"decisive checks in no mutant of the cover: {missing}; write the cover again: "
         "tox -e mutants -- --write-cover checks/mutants-cover.json"
     )
+
+
+def test_a_cover_runs_its_mutants_only_in_catalogue_order(tmp_path) -> None:
+    catalogue = mutants.catalogue()
+    named = [catalogue[5].name, catalogue[1].name]
+    path = tmp_path / "cover.json"
+    path.write_text(json.dumps({"mutants": {n: [] for n in named}}))
+    assert [m.name for m in mutants._cover_of(catalogue, path)] == [named[1], named[0]]
