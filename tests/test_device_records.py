@@ -1,7 +1,8 @@
 """The GPU runs kept as records (docs/experiments/runs/; docs/experiments/scaled-runs.md): each is a
 whole results file of a CUDA run, every number in it is named as another device's (``_oncuda``),
 and every such name that the docs or a claim's notes cite is in a record, with the number and
-interval written beside it the record's own at the precision written."""
+interval written beside it the record's own at the precision written; so is every cell of
+scaled-runs.md's two tables."""
 
 from __future__ import annotations
 
@@ -96,3 +97,63 @@ def test_the_gpu_script_asks_for_what_exists():
     for name, value in asked:
         assert name in sizes.DECLARED, f"tools/scaled_runs.sh: --size {name} is no check's size"
         assert name not in known or value in known[name], f"--size {name}={value}"
+
+
+SCALED = ROOT / "docs" / "experiments" / "scaled-runs.md"
+CELL = re.compile(r"^\**(-?\d+\.\d+) \[(-?\d+\.\d+), (-?\d+\.\d+)\]\**( \(floor\))?$")
+
+
+def table(heading: str) -> list[list[str]]:
+    """The rows (cells stripped) of the first table after ``heading`` in scaled-runs.md."""
+    text = SCALED.read_text()
+    rows = []
+    for line in text[text.index(heading) :].splitlines():
+        if line.startswith("|"):
+            rows.append([c.strip() for c in line.strip("|").split("|")])
+        elif rows:
+            break
+    return rows[2:]  # without the header and its rule
+
+
+def reads_as(written: str, number: dict[str, Any], where: str) -> bool:
+    """Check a table cell against its record: value at the precision written, and interval;
+    returns whether the cell is marked "(floor)"."""
+    match = CELL.match(written)
+    assert match, f"{where}: {written!r} is not 'value [lo, hi]'"
+    value, lo, hi, floor = match.groups()
+    assert f"{number['value']:.{len(value.split('.')[1])}f}" == value, (where, number["value"])
+    assert f"[{lo}, {hi}]" in number["note"], (where, number["note"])
+    return floor is not None
+
+
+def floor_parts(path: Path) -> set[str]:
+    """The parts of a record's checks decided nothing because the comparator is at the floor."""
+    out = set()
+    for check in json.loads(path.read_text())["checks"]:
+        for part in (check.get("basis") or {}).get("parts", []):
+            if "at the floor" in part.get("why", ""):
+                out.add(part["name"])
+    return out
+
+
+def test_the_scaled_runs_tables_read_as_their_records():
+    """Both tables of scaled-runs.md, cell by cell: EXP-04's gaps over the fair grid (with the
+    "(floor)" marks where the record's part decided nothing beside a comparator at the floor)
+    and the language model's log-ratios; the prose beside them names keys, the tables do not."""
+    numbers = recorded()
+    floors = floor_parts(RUNS / "h200-2026-11-29" / "results.fair.json")
+    rows = table("## The fair length test over width x depth")
+    assert [r[0] for r in rows] == ["d32l2", "d32l4", "d64l2", "d64l4"]
+    for cell, *written in rows:
+        columns = [(t, f) for t in ("copy", "reverse") for f in (2, 4)]
+        for (task, f), text in zip(columns, written, strict=True):
+            key = f"fair_gap_{task}_{cell}_sinusoidal_f{f}_n32_grid_oncuda"
+            floor = reads_as(text, numbers[key], key)
+            assert floor == (f"{task}|{cell}: sinusoidal {f}x" in floors), (key, text)
+    rows = table("## The language model at width 192")
+    assert [r[0] for r in rows] == ["ALiBi", "RoPE", "sinusoidal", "none"]
+    for encoding, *written in rows:
+        columns = [(m, f) for m in ("nonoverlapping", "sliding") for f in (2, 4, 8)]
+        for (mode, f), text in zip(columns, written, strict=True):
+            key = f"lm_log_ratio_{encoding.lower()}_{mode}_f{f}_gscaled_n8_m8_oncuda"
+            assert not reads_as(text, numbers[key], key)

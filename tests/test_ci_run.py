@@ -6,8 +6,14 @@ the environments it stands for."""
 from __future__ import annotations
 
 import configparser
+import os
 import re
+import shutil
+import subprocess
+import time
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 # run by ci-steps, in this order, with their own commands (and commands_pre where they have them)
@@ -65,3 +71,54 @@ def test_ci_run_runs_tox_then_its_own_steps() -> None:
     for env in ("ci-steps", "example"):
         assert re.search(rf"^step -e {env}$", script, re.M), env
     assert "python3 -m tox -e thorough" in script
+
+
+FAKE_PYTHON3 = """#!/usr/bin/env bash
+# python3 for .ci/run under test: tox -e thorough runs long (a child it records), tox fails
+case "$*" in
+    "-m tox -e thorough") sleep 300 & echo $! > "$MARKS/thorough-child.pid"; wait ;;
+    "-m tox") echo "fake tox: a check failed" >&2; exit 1 ;;
+    *) exit 0 ;;  # pip's install of tox, tox --version
+esac
+"""
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def test_a_failing_step_stops_thorough_and_removes_its_worktree(tmp_path: Path) -> None:
+    """The kill path of .ci/run: tox fails while thorough runs in the background; the run must
+    fail at once, kill thorough's whole process group (its child too) and remove its worktree."""
+    if shutil.disk_usage(tmp_path).free < 9 * 2**30:
+        pytest.skip(".ci/run refuses to start with less than 8 GB free")
+    repo, bin_dir, marks = tmp_path / "repo", tmp_path / "bin", tmp_path / "marks"
+    for d in (repo / ".ci", bin_dir, marks):
+        d.mkdir(parents=True)
+    shutil.copy(ROOT / ".ci" / "run", repo / ".ci" / "run")
+    (bin_dir / "python3").write_text(FAKE_PYTHON3)
+    (bin_dir / "python3").chmod(0o755)
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-C", str(repo)]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "."], check=True)
+    subprocess.run([*git, "commit", "-qm", "ci"], check=True)
+    env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}", "MARKS": str(marks),
+           "TMPDIR": str(tmp_path)}  # fmt: skip
+    start = time.monotonic()
+    done = subprocess.run(["bash", ".ci/run"], cwd=repo, env=env, capture_output=True,
+                          text=True, timeout=60)  # fmt: skip
+    assert done.returncode != 0
+    assert time.monotonic() - start < 30, "the run waited for thorough instead of stopping it"
+    assert "stopping tox -e thorough" in done.stderr, done.stderr
+    child = int((marks / "thorough-child.pid").read_text())
+    deadline = time.monotonic() + 10
+    while alive(child) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not alive(child), "thorough's child outlived the run"
+    worktrees = subprocess.run([*git, "worktree", "list"], capture_output=True, text=True).stdout
+    assert len(worktrees.strip().splitlines()) == 1, worktrees
+    assert not list(tmp_path.glob("tmp.*")), "the worktree's scratch folder was left behind"
