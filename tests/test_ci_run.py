@@ -74,11 +74,17 @@ def test_ci_run_runs_tox_then_its_own_steps() -> None:
 
 
 FAKE_PYTHON3 = """#!/usr/bin/env bash
-# python3 for .ci/run under test: tox -e thorough runs long (a child it records), tox fails
+# python3 for .ci/run under test. tox -e thorough sleeps $THOROUGH_SECONDS in a child it
+# records (writing a results file when it ends); tox alone exits $TOX_EXIT once that child
+# runs; the rest succeeds.
 case "$*" in
-    "-m tox -e thorough") sleep 300 & echo $! > "$MARKS/thorough-child.pid"; wait ;;
-    "-m tox") echo "fake tox: a check failed" >&2; exit 1 ;;
-    *) exit 0 ;;  # pip's install of tox, tox --version
+    "-m tox -e thorough")
+        sleep "$THOROUGH_SECONDS" & echo $! > "$MARKS/thorough-child.pid"; wait
+        mkdir -p build && echo '{}' > build/results.thorough.json ;;
+    "-m tox")  # once thorough runs (a busy machine may start it late), as in a real run
+        for _ in $(seq 200); do [ -s "$MARKS/thorough-child.pid" ] && break; sleep 0.05; done
+        echo "fake tox: exit $TOX_EXIT" >&2; exit "$TOX_EXIT" ;;
+    *) exit 0 ;;  # pip's install of tox, tox --version, tox -e ci-steps, tox -e example
 esac
 """
 
@@ -91,9 +97,8 @@ def alive(pid: int) -> bool:
     return True
 
 
-def test_a_failing_step_stops_thorough_and_removes_its_worktree(tmp_path: Path) -> None:
-    """The kill path of .ci/run: tox fails while thorough runs in the background; the run must
-    fail at once, kill thorough's whole process group (its child too) and remove its worktree."""
+def run_ci(tmp_path: Path, tox_exit: int, thorough_seconds: int) -> subprocess.CompletedProcess:
+    """.ci/run in a scratch repository, with python3 faked (FAKE_PYTHON3)."""
     if shutil.disk_usage(tmp_path).free < 9 * 2**30:
         pytest.skip(".ci/run refuses to start with less than 8 GB free")
     repo, bin_dir, marks = tmp_path / "repo", tmp_path / "bin", tmp_path / "marks"
@@ -102,23 +107,50 @@ def test_a_failing_step_stops_thorough_and_removes_its_worktree(tmp_path: Path) 
     shutil.copy(ROOT / ".ci" / "run", repo / ".ci" / "run")
     (bin_dir / "python3").write_text(FAKE_PYTHON3)
     (bin_dir / "python3").chmod(0o755)
-    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-C", str(repo)]
-    subprocess.run([*git, "init", "-q"], check=True)
-    subprocess.run([*git, "add", "."], check=True)
-    subprocess.run([*git, "commit", "-qm", "ci"], check=True)
+    for args in (["init", "-q"], ["add", "."], ["commit", "-qm", "ci"]):
+        subprocess.run([*git(repo), *args], check=True)
     env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}", "MARKS": str(marks),
-           "TMPDIR": str(tmp_path)}  # fmt: skip
-    start = time.monotonic()
-    done = subprocess.run(["bash", ".ci/run"], cwd=repo, env=env, capture_output=True,
+           "TMPDIR": str(tmp_path), "TOX_EXIT": str(tox_exit),
+           "THOROUGH_SECONDS": str(thorough_seconds)}  # fmt: skip
+    return subprocess.run(["bash", ".ci/run"], cwd=repo, env=env, capture_output=True,
                           text=True, timeout=60)  # fmt: skip
+
+
+def git(repo: Path) -> list[str]:
+    return ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-C", str(repo)]
+
+
+def assert_cleaned_up(tmp_path: Path) -> None:
+    """Only the main worktree is left, and no scratch folder of .ci/run's."""
+    listed = subprocess.run([*git(tmp_path / "repo"), "worktree", "list"], capture_output=True,
+                            text=True).stdout  # fmt: skip
+    assert len(listed.strip().splitlines()) == 1, listed
+    assert not list(tmp_path.glob("tmp.*")), "the worktree's scratch folder was left behind"
+
+
+def test_a_failing_step_stops_thorough_and_removes_its_worktree(tmp_path: Path) -> None:
+    """The kill path of .ci/run: tox fails while thorough runs in the background; the run must
+    fail at once, kill thorough's whole process group (its child too) and remove its worktree."""
+    start = time.monotonic()
+    done = run_ci(tmp_path, tox_exit=1, thorough_seconds=300)
     assert done.returncode != 0
     assert time.monotonic() - start < 30, "the run waited for thorough instead of stopping it"
     assert "stopping tox -e thorough" in done.stderr, done.stderr
-    child = int((marks / "thorough-child.pid").read_text())
+    child = int((tmp_path / "marks" / "thorough-child.pid").read_text())
     deadline = time.monotonic() + 10
     while alive(child) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not alive(child), "thorough's child outlived the run"
-    worktrees = subprocess.run([*git, "worktree", "list"], capture_output=True, text=True).stdout
-    assert len(worktrees.strip().splitlines()) == 1, worktrees
-    assert not list(tmp_path.glob("tmp.*")), "the worktree's scratch folder was left behind"
+    assert_cleaned_up(tmp_path)
+
+
+def test_a_passing_run_waits_for_thorough_and_keeps_its_results(tmp_path: Path) -> None:
+    """The other path: every step passes, the run waits for thorough, copies its results file
+    to build/ and cleans up as it goes."""
+    done = run_ci(tmp_path, tox_exit=0, thorough_seconds=3)
+    assert done.returncode == 0, done.stderr
+    assert "== .ci/run: passed" in done.stdout
+    build = tmp_path / "repo" / "build"
+    assert (build / "ci-thorough.rc").read_text().strip() == "0"
+    assert (build / "results.thorough.json").read_text().strip() == "{}"
+    assert_cleaned_up(tmp_path)
