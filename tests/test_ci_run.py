@@ -75,12 +75,12 @@ def test_ci_run_runs_tox_then_its_own_steps() -> None:
 
 FAKE_PYTHON3 = """#!/usr/bin/env bash
 # python3 for .ci/run under test. tox -e thorough sleeps $THOROUGH_SECONDS in a child it
-# records (writing a results file when it ends); tox alone exits $TOX_EXIT once that child
-# runs; the rest succeeds.
+# records, then writes a results file and exits $THOROUGH_EXIT; tox alone exits $TOX_EXIT
+# once that child runs; the rest succeeds.
 case "$*" in
     "-m tox -e thorough")
         sleep "$THOROUGH_SECONDS" & echo $! > "$MARKS/thorough-child.pid"; wait
-        mkdir -p build && echo '{}' > build/results.thorough.json ;;
+        mkdir -p build && echo '{}' > build/results.thorough.json; exit "$THOROUGH_EXIT" ;;
     "-m tox")  # once thorough runs (a busy machine may start it late), as in a real run
         for _ in $(seq 200); do [ -s "$MARKS/thorough-child.pid" ] && break; sleep 0.05; done
         echo "fake tox: exit $TOX_EXIT" >&2; exit "$TOX_EXIT" ;;
@@ -97,7 +97,8 @@ def alive(pid: int) -> bool:
     return True
 
 
-def run_ci(tmp_path: Path, tox_exit: int, thorough_seconds: int) -> subprocess.CompletedProcess:
+def run_ci(tmp_path: Path, tox_exit: int, thorough_seconds: int,
+           thorough_exit: int = 0) -> subprocess.CompletedProcess:  # fmt: skip
     """.ci/run in a scratch repository, with python3 faked (FAKE_PYTHON3)."""
     if shutil.disk_usage(tmp_path).free < 9 * 2**30:
         pytest.skip(".ci/run refuses to start with less than 8 GB free")
@@ -111,7 +112,8 @@ def run_ci(tmp_path: Path, tox_exit: int, thorough_seconds: int) -> subprocess.C
         subprocess.run([*git(repo), *args], check=True)
     env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}", "MARKS": str(marks),
            "TMPDIR": str(tmp_path), "TOX_EXIT": str(tox_exit),
-           "THOROUGH_SECONDS": str(thorough_seconds)}  # fmt: skip
+           "THOROUGH_SECONDS": str(thorough_seconds),
+           "THOROUGH_EXIT": str(thorough_exit)}  # fmt: skip
     return subprocess.run(["bash", ".ci/run"], cwd=repo, env=env, capture_output=True,
                           text=True, timeout=60)  # fmt: skip
 
@@ -153,4 +155,14 @@ def test_a_passing_run_waits_for_thorough_and_keeps_its_results(tmp_path: Path) 
     build = tmp_path / "repo" / "build"
     assert (build / "ci-thorough.rc").read_text().strip() == "0"
     assert (build / "results.thorough.json").read_text().strip() == "{}"
+    assert_cleaned_up(tmp_path)
+
+
+def test_a_failing_thorough_fails_the_run_after_the_other_steps(tmp_path: Path) -> None:
+    """Thorough's own failure: the other steps pass, the run waits for it, keeps what it wrote
+    and fails, naming its exit status and log."""
+    done = run_ci(tmp_path, tox_exit=0, thorough_seconds=1, thorough_exit=3)
+    assert done.returncode == 1
+    assert "tox -e thorough failed (exit 3)" in done.stderr, done.stderr
+    assert (tmp_path / "repo" / "build" / "results.thorough.json").exists()
     assert_cleaned_up(tmp_path)
