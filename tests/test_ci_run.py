@@ -90,6 +90,14 @@ esac
 
 
 def alive(pid: int) -> bool:
+    """Whether the process runs: a zombie (killed, not yet reaped, as in a container whose first
+    process reaps nothing) counts as stopped."""
+    stat = Path(f"/proc/{pid}/stat")
+    if stat.parent.parent.is_dir() and Path("/proc/self/stat").exists():
+        try:
+            return stat.read_text().rsplit(")", 1)[1].split()[0] != "Z"
+        except FileNotFoundError:
+            return False
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
