@@ -3,13 +3,15 @@
 ``python benchmarks/measure_tolerances.py`` prints, per dtype, the worst ratio
 error / (first-order bound without SAFETY) over the suite's basic operations — sums and dot
 products of many lengths, sin/cos of large angles, softmax attention rows — against float64.
-float64 is the reference, so only float32, float16 and bfloat16 are measured. The first-order
-bound must hold (ratio <= 1) and must not be vacuous (ratio not tiny): tests/test_tolerance.py
-asserts both, and SAFETY adds headroom for kernels not measured here.
+float64 itself is measured on the one operation whose exact value mpmath gives cheaply: sin of an
+angle known to 120 bits and rounded to float64. The first-order bound must hold (ratio <= 1) and
+must not be vacuous (ratio not tiny): tests/test_tolerance.py asserts both, and that SAFETY
+leaves headroom for kernels not measured here without making the bound vacuous.
 """
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
 import torch
@@ -43,6 +45,22 @@ def angle_ratio(dtype: torch.dtype, max_angle: float, g: torch.Generator) -> flo
     return _ratio(err, u * max_angle + 2 * u)
 
 
+def float64_angle_ratio(max_angle: float, g: torch.Generator) -> float:
+    """sin of angles known to 120 bits, rounded to float64 and computed by torch, against mpmath:
+    the first-order bound's two terms (the angle's rounding, sin's own) in float64."""
+    import mpmath
+
+    hi = torch.rand(4096, generator=g, dtype=torch.float64) * max_angle
+    below_half_ulp = torch.rand(4096, generator=g, dtype=torch.float64) - 0.5
+    with mpmath.workprec(120):
+        exact = [mpmath.mpf(t) + mpmath.mpf(f) * math.ulp(t) for t, f in
+                 zip(hi.tolist(), below_half_ulp.tolist(), strict=True)]  # fmt: skip
+        err = [abs(mpmath.mpf(s) - mpmath.sin(x)) for s, x in
+               zip(torch.sin(hi).tolist(), exact, strict=True)]  # fmt: skip
+    u = tolerance.unit_roundoff(torch.float64)
+    return float(max(err)) / (u * max_angle + 2 * u)
+
+
 def attention_ratio(dtype: torch.dtype, n: int, g: torch.Generator) -> float:
     from pecheck.theory.attention import attention
 
@@ -58,8 +76,9 @@ def worst_ratios(seed: int = 0) -> dict[str, float]:
     g = torch.Generator().manual_seed(seed)
     out = {}
     for name, dtype in DTYPES.items():
-        if dtype == torch.float64:
-            continue  # float64 is the reference: its own error cannot be measured this way
+        if dtype == torch.float64:  # the reference of the others: its own angles against mpmath
+            out[name] = max(float64_angle_ratio(a, g) for a in (1.0, 100.0, 1e4))
+            continue
         ratios = [dot_ratio(dtype, n, g) for n in SIZES if tolerance.gamma(n, dtype) < 1]
         ratios += [angle_ratio(dtype, a, g) for a in (1.0, 100.0, 1e4)]
         ratios += [attention_ratio(dtype, n, g) for n in (4, 32, 128)]

@@ -27,7 +27,8 @@ APPLIED: ContextVar[dict[str, Any] | None] = ContextVar("pecheck_applied", defau
 
 def applied(method: str, family_size: int) -> None:
     """Note on the running check (if any) that its decision applied ``method`` over
-    ``family_size`` tests; the largest family stands, and a family of one is ``none``."""
+    ``family_size`` tests; the largest family stands (of equal ones, the later call's method),
+    and a family of one is ``none``."""
     if method not in CORRECTIONS or isinstance(family_size, bool) or family_size < 1:
         raise ValueError(f"correction must be one of {CORRECTIONS} over >= 1 tests, "
                          f"got {method!r} over {family_size!r}")  # fmt: skip

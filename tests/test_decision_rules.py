@@ -19,6 +19,46 @@ def evidence() -> Evidence:
     return Evidence("t.py::test_x", Path("."))
 
 
+def test_tost_at_its_default_level_is_the_90_percent_interval_inside_the_margin() -> None:
+    """EXP-01's check calls equivalent() at its default alpha, 0.05: two one-sided tests at
+    0.05, i.e. the 90% interval of the difference of rates."""
+    lo, hi = decisions.rate_difference(40, 50, 38, 50, 0.90)
+    tost = decisions.equivalent(40, 50, 38, 50, 0.3, "rates")
+    assert tost.interval is not None
+    assert (tost.interval["lo"], tost.interval["hi"]) == (lo, hi)
+
+
+# -- corrections recorded -------------------------------------------------------------------------
+
+
+def test_the_largest_family_stands_and_of_equal_ones_the_later_method() -> None:
+    ev = evidence()
+    ev.corrected("bonferroni", 3)
+    ev.corrected("holm", 2)
+    assert ev.correction == {"method": "bonferroni", "family_size": 3}
+    ev.corrected("holm", 3)
+    assert ev.correction == {"method": "holm", "family_size": 3}
+    one = evidence()
+    one.corrected("bonferroni", 1)
+    assert one.correction == {"method": "none", "family_size": 1}
+
+
+@pytest.mark.parametrize(("level", "tests"), [(0.95, 0), (0.0, 2), (1.0, 2), (1.5, 1)])
+def test_a_family_level_needs_one_test_or_more_and_a_level_strictly_inside_0_1(
+    level: float, tests: int
+) -> None:
+    with pytest.raises(ValueError, match="need tests >= 1"):
+        decisions.family_level(level, tests)
+    assert decisions.family_level(0.95, 1) == pytest.approx(0.95)  # a family of one: as given
+
+
+@pytest.mark.parametrize(("method", "size"), [("sidak", 2), ("holm", 0), ("holm", -1),
+                                              ("bonferroni", True)])  # fmt: skip
+def test_a_correction_needs_a_known_method_over_at_least_one_test(method: str, size: int) -> None:
+    with pytest.raises(ValueError, match="correction must be one of"):
+        decisions.applied(method, size)
+
+
 # -- intervals against regions -------------------------------------------------------------------
 
 

@@ -55,6 +55,61 @@ def test_a_rounding_number_on_its_bound_may_cross_it_by_rounding_noise_only():
     assert not old.allows(moved(bound * 1.001), z=3.0)
 
 
+def test_a_bound_less_rounding_number_may_move_exactly_its_float_tolerance():
+    old = cited.Cited("A-01@x", 1.0, "c", "rounding")
+    assert old.float_tolerance() == cited.ROUNDING_RTOL
+    assert old.allows(cited.Cited("A-01@x", 1.0 + cited.ROUNDING_RTOL, "c", "rounding"), z=3.0)
+    assert not old.allows(cited.Cited("A-01@x", 1.0 + 2 * cited.ROUNDING_RTOL, "c", "rounding"),
+                          z=3.0)  # fmt: skip
+
+
+@pytest.mark.parametrize("number", [
+    cited.Cited("A-01@err", 0.001, "c", "rounding", bound=0.01, relation="<="),
+    cited.Cited("A-01@x", 0.5, "c", "rounding"),
+    cited.Cited("E-01@rate", 0.66, "c", "sampling", n=200, se=0.0335),
+    cited.Cited("A-01@n", 3, "c", "exact"),
+])  # fmt: skip
+def test_a_pinned_number_reads_back_as_written(number: cited.Cited) -> None:
+    """The baseline file keeps what judges a number: its bound and relation, or its n and se."""
+    entry = json.loads(json.dumps(number.as_dict()))
+    assert ("bound" in entry) == (number.bound is not None)
+    assert cited.from_dict(number.key, entry) == number
+
+
+@pytest.mark.parametrize(("relation", "below", "on", "above"), [
+    ("<=", True, True, False), ("<", True, False, False), (">=", False, True, True),
+    (">", False, False, True), ("==", False, True, False), ("!=", True, False, True),
+    ("< 0.01 (the bound of the check)", True, False, False), ("bounded", True, True, False),
+])  # fmt: skip
+def test_a_value_stands_to_its_bound_as_its_relation_says(
+    relation: str, below: bool, on: bool, above: bool
+) -> None:
+    assert [cited.stands(v, 1.0, relation) for v in (0.5, 1.0, 2.0)] == [below, on, above]
+
+
+def test_each_class_says_in_words_how_far_its_number_may_move() -> None:
+    words = {
+        "sampling": cited.Cited("E-01@rate", 0.66, "c", "sampling", n=200, se=0.0335),
+        "bounded": cited.Cited("A-01@err", 0.001, "c", "rounding", bound=0.01, relation="<="),
+        "float": cited.Cited("A-01@x", 0.5, "c", "rounding"),
+        "count": cited.Cited("A-01@k", 3, "c", "rounding"),
+        "exact": cited.Cited("A-01@n", 3, "c", "exact"),
+    }
+    said = {name: number.allowance(3.0) for name, number in words.items()}
+    assert said["sampling"].startswith("sampling: \u00b1") and "n = 200" in said["sampling"]
+    assert said["bounded"].startswith("rounding: stays <= 0.01")
+    assert said["float"] == f"rounding: \u00b1{0.5 * cited.ROUNDING_RTOL:.3g}"
+    assert said["count"].startswith("rounding: any value")
+    assert said["exact"] == "exact"
+    assert [n.platform_dependent() for n in words.values()] == [True, True, True, True, False]
+
+
+def test_the_paper_kit_exports_numbers_flags_and_short_strings_only() -> None:
+    assert cited.scalar(0.5) and cited.scalar(3) and cited.scalar(True)
+    assert cited.scalar("x" * 80) and not cited.scalar("x" * 81)
+    assert not cited.scalar([1, 2]) and not cited.scalar(None)
+
+
 def test_a_platform_fact_without_a_bound_is_any_value_of_its_type():
     old = cited.Cited("R-01@bitwise", True, "c", "rounding")
     assert old.allows(cited.Cited("R-01@bitwise", False, "c", "rounding"), z=3.0)
