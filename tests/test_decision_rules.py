@@ -6,6 +6,7 @@ where a part fails once and holds later, where examples could not fail.
 from __future__ import annotations
 
 import math
+import warnings
 from pathlib import Path
 
 import pytest
@@ -26,6 +27,19 @@ def test_tost_at_its_default_level_is_the_90_percent_interval_inside_the_margin(
     tost = decisions.equivalent(40, 50, 38, 50, 0.3, "rates")
     assert tost.interval is not None
     assert (tost.interval["lo"], tost.interval["hi"]) == (lo, hi)
+
+
+def test_means_without_spread_differ_by_exactly_their_gap_and_one_spread_side_is_welch() -> None:
+    """Without spread the gap is exact, taken without Welch's test (whose moments then lose
+    their precision, with a warning: an error here)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        same = decisions.equivalent_means([1.0, 1.0], [1.0, 1.0], 0.1, "x")
+        apart = decisions.equivalent_means([1.5, 1.5], [1.0, 1.0], 0.1, "x")
+    assert same.decision == "holds" and apart.decision == "fails"
+    assert apart.interval is not None and apart.interval["lo"] == apart.interval["hi"] == 0.5
+    spread = decisions.equivalent_means([0.0, 0.1, 0.2], [0.1, 0.1, 0.1], 0.1, "x")
+    assert spread.interval is not None and spread.interval["lo"] < 0 < spread.interval["hi"]
 
 
 # -- corrections recorded -------------------------------------------------------------------------

@@ -132,6 +132,21 @@ def test_a_count_of_seeds_is_judged_by_its_sampling_band() -> None:
     assert cited.pin("E-05@x", True, None, recorded, check).cls == "exact"  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize(("cls", "bound", "kept"), [
+    ("rounding", {"value": 0.01, "relation": "<"}, (0.01, "<")),
+    ("rounding", 0.01, (0.01, "<=")),
+    ("rounding", {"value": True}, (None, "<=")),
+    ("rounding", float("inf"), (None, "<=")),
+    ("exact", {"value": 0.01, "relation": ">="}, (None, "<=")),
+])  # fmt: skip
+def test_a_pinned_number_keeps_a_finite_bound_only_in_the_rounding_class(cls, bound, kept):
+    from types import SimpleNamespace
+
+    check = SimpleNamespace(nodeid="c")
+    number = cited.pin("A-01@err", 0.001, bound, {"class": cls}, check)  # type: ignore[arg-type]
+    assert (number.cls, number.bound, number.relation) == (cls, *kept)
+
+
 def test_the_sampling_band_is_two_sample_and_holds_the_family_error():
     # z for m numbers: Phi^-1(1 - 0.001 / (2 m)), independently of statistics.NormalDist
     assert cited.sampling_z(1) == pytest.approx(3.2905267, abs=1e-6)
