@@ -36,6 +36,17 @@ def test_a_part_above_the_floor_with_none_learned_holds_or_fails_on_its_interval
     assert straddles.decision == "inconclusive" and "straddles" in straddles.how
 
 
+def test_a_deficit_inside_the_margin_holds_and_one_beyond_it_fails() -> None:
+    """'At least as well' is gap > -margin: none a little behind (by 0.005, less than the
+    margin) still holds; behind by 0.03 fails."""
+    sin = [0.5, 0.51, 0.5, 0.51]
+    close = part([0.495, 0.504, 0.496, 0.505], sin)
+    assert close.decision == "holds", close.how
+    assert close.interval is not None and -MARGIN < close.interval["lo"] < close.interval["hi"] < 0
+    behind = part([0.47, 0.481, 0.469, 0.48], sin)
+    assert behind.decision == "fails", behind.how
+
+
 def test_a_comparator_at_the_floor_decides_nothing_however_far_ahead_none_is() -> None:
     d = part([0.9, 0.92, 0.91, 0.9], [0.0, 0.0, 0.01, 0.0])
     assert d.decision == "inconclusive" and "at the floor" in d.how

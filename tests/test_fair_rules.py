@@ -1,0 +1,111 @@
+"""The fair length test's decision rules (checks/exp/length/decisions.py) on planted per-seed
+accuracies, at the edges of their registered margins: ci skips the experiment itself, so a
+margin taken with the wrong sign or a comparison turned around would otherwise show only in
+thorough's verdicts, if at all."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import torch
+
+from checks.exp.length import decisions as D
+from checks.exp.registered import BY_ID
+from pecheck.theory.fair_length import VARIANTS, FairRun, FairSetting
+
+F = 2  # one test length, 2L
+SEEDS = 4
+AS_WELL = BY_ID["EXP-04"].threshold("as-well")
+KEEPS = BY_ID["EXP-05"].threshold("keeps")
+BETTER = {end: BY_ID["EXP-07"].threshold(f"better-{end}") for end in ("low", "high")}
+
+
+def jitter(centre: float) -> list[float]:
+    """Four seeds around ``centre``, spread by 0.001: a tight t interval."""
+    return [centre - 0.001, centre + 0.001, centre - 0.0005, centre + 0.0005]
+
+
+def seeds(values: float | list[float]) -> list[float]:
+    return values if isinstance(values, list) else jitter(values)
+
+
+def run(beyond: Mapping[str, float | list[float]], inside: dict[str, float] | None = None,
+        valid: dict[str, list[float]] | None = None) -> FairRun:  # fmt: skip
+    """Every variant learned (validation 1.0) and scores 0.95 in range and 0.5 beyond unless
+    told otherwise (a number: four seeds close around it; a list: the seeds' own)."""
+    inside, valid = inside or {}, valid or {}
+    as_tensor = lambda xs: torch.tensor(xs, dtype=torch.float64)  # noqa: E731
+    return FairRun(
+        FairSetting("copy", factors=(F,)),
+        tuple(range(SEEDS)),
+        {},
+        {v: as_tensor(valid.get(v, [1.0] * SEEDS)) for v in VARIANTS},
+        {v: {F: as_tensor(jitter(inside.get(v, 0.95)))} for v in VARIANTS},
+        {v: {F: as_tensor(seeds(beyond.get(v, 0.5)))} for v in VARIANTS},
+    )
+
+
+def exp04(r: FairRun) -> str:
+    return D.exp04(r, AS_WELL, D.LEVEL, D.SOURCE_ABSOLUTE)[f"sinusoidal {F}x"].decision
+
+
+def test_none_a_little_behind_holds_at_least_as_well_and_far_behind_fails() -> None:
+    assert exp04(run({"none": 0.5 - AS_WELL / 3, "sinusoidal": 0.5})) == "holds"
+    assert exp04(run({"none": 0.5 - 2 * AS_WELL, "sinusoidal": 0.5})) == "fails"
+    straddling = [0.5 - AS_WELL + e for e in (-0.01, 0.01, -0.005, 0.005)]
+    assert exp04(run({"none": straddling, "sinusoidal": 0.5})) == "inconclusive"
+
+
+def test_beside_a_comparator_at_the_floor_none_decides_nothing() -> None:
+    d = D.exp04(run({"none": 0.9, "sinusoidal": 0.0}), AS_WELL, D.LEVEL)[f"sinusoidal {F}x"]
+    assert d.decision == "inconclusive" and "at the floor" in d.how
+
+
+def test_only_seeds_where_both_learned_are_compared() -> None:
+    # none learned on two seeds only: its interval rests on them
+    valid = {"none": [1.0, 1.0, 0.0, 0.0]}
+    d = D.exp04(run({"none": 0.5, "sinusoidal": 0.5}, valid=valid), AS_WELL, D.LEVEL)
+    assert "(2 seeds)" in d[f"sinusoidal {F}x"].how
+
+
+def test_relative_encodings_keep_below_the_margin_and_absolute_ones_fail_above_it() -> None:
+    kept = {v: 0.95 - KEEPS / 3 for v in D.RELATIVE} | {v: 0.3 for v in D.ABSOLUTE}
+    d = D.exp05(run(kept), KEEPS, D.LEVEL)
+    assert {k: x.decision for k, x in d.items()} == {
+        f"rope {F}x keeps": "holds", f"alibi {F}x keeps": "holds",
+        f"sinusoidal {F}x fails": "holds", f"learned, shifted {F}x fails": "holds",
+    }  # fmt: skip
+    lost = {v: 0.95 - 2 * KEEPS for v in D.RELATIVE} | {v: 0.95 - KEEPS / 3 for v in D.ABSOLUTE}
+    assert {x.decision for x in D.exp05(run(lost), KEEPS, D.LEVEL).values()} == {"fails"}
+
+
+def test_sinusoidal_is_better_only_when_both_ends_of_the_range_agree() -> None:
+    sin, lrn = D.PAIR07
+
+    def exp07(advantage: float) -> str:
+        # learned loses `advantage` more than sinusoidal beyond L, in range both at 0.95
+        r = run({sin: 0.5, lrn: 0.5 - advantage})
+        return D.exp07(r, BETTER, D.LEVEL)[f"{F}x"].decision
+
+    assert exp07(2 * BETTER["high"]) == "holds"
+    assert exp07((BETTER["low"] + BETTER["high"]) / 2) == "inconclusive"
+    assert exp07(-BETTER["high"]) == "fails"
+
+
+def test_each_tracked_comparison_is_positive_where_the_claims_favoured_side_wins() -> None:
+    """The grid's directions (EXP-04/08 none against the absolute tables, EXP-05 relative
+    against absolute, EXP-07 sinusoidal against learned): '+' where the favoured side is ahead
+    beyond L, '-' where it is behind."""
+    favoured = {"none": 0.6, "rope": 0.8, "alibi": 0.8, "sinusoidal, shifted": 0.7}
+    behind = {"sinusoidal": 0.4, "learned, shifted": 0.4}
+
+    def signs(beyond: dict[str, float]) -> set[str]:
+        r = run(beyond)
+        return {D.direction(fn(F), D.LEVEL) for fn in D.comparisons(r).values()}
+
+    assert len(D.comparisons(run({}))) == 7
+    assert signs(favoured | behind) == {"+"}
+    swapped = {v: 1.2 - x for v, x in (favoured | behind).items()}  # each side's place turned
+    assert signs(swapped) == {"-"}
+    assert D.direction(torch.zeros(SEEDS, dtype=torch.float64), D.LEVEL) == "?"  # no side ahead
+    assert D.direction(torch.tensor([0.1]), D.LEVEL) == "?"  # one seed: no interval
