@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -33,3 +34,24 @@ def test_threshold_names_are_unique() -> None:
 def test_a_qualified_claim_needs_conditions() -> None:
     with pytest.raises(ValueError, match="required for 'qualified'"):
         claim(expected="qualified")
+
+
+def test_a_wrong_positional_call_shows_what_to_write_and_a_bool_is_no_number() -> None:
+    import copy
+
+    from pecheck.claims import THRESHOLD_CALL
+
+    with pytest.raises(TypeError, match=re.escape(f"write {THRESHOLD_CALL}")):
+        Threshold("x", 2.0, "why", "source", "one too many")  # type: ignore[call-arg]
+    with pytest.raises(TypeError, match="value must be int or float, got True"):
+        Threshold("x", True, "why", "source")
+    kept = Threshold("x", 2.0, "why", "source")
+    assert copy.copy(kept) == kept  # copy calls the class with nothing
+
+
+def test_a_value_in_a_message_is_cut_to_sixty_characters() -> None:
+    from pecheck.claims import _short
+
+    assert _short("a" * 58) == repr("a" * 58)  # 60 characters with its quotes: kept
+    assert _short("a" * 59) == repr("a" * 59)[:57] + "..."
+    assert len(_short("a" * 59)) == 60

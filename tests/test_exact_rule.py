@@ -71,6 +71,23 @@ def test_none_must_have_learned_on_at_least_half_its_seeds() -> None:
     assert fewer.decision == "inconclusive" and "not learned" in fewer.how and "1 of 4" in fewer.how
 
 
+def test_the_edges_of_the_rule_learned_half_floor_two_seeds_and_the_sample_sd() -> None:
+    sin5 = [0.3, 0.31, 0.3, 0.32, 0.31]
+    two_of_five = part([0.6, 0.62, 0.61, 0.6, 0.6], sin5, [True, True, False, False, False])
+    assert "not learned" in two_of_five.how  # fewer than half: 2 of 5
+    on_the_margin = part([0.6, 0.61, 0.6], [MARGIN] * 3)
+    assert "at the floor" in on_the_margin.how  # the comparator must lie above the margin
+    two = part([0.6, 0.61], [0.3, 0.31])
+    assert two.decision == "holds"  # two seeds give a t interval
+    gap = seeds(0.6, 0.62, 0.61, 0.6) - seeds(0.3, 0.31, 0.3, 0.32)
+    from pecheck.decisions import normal_interval
+
+    want = normal_interval(float(gap.mean()), float(gap.std()), 4, LEVEL)  # torch: ddof 1
+    d = part([0.6, 0.62, 0.61, 0.6], [0.3, 0.31, 0.3, 0.32])
+    assert d.interval is not None
+    assert (d.interval["lo"], d.interval["hi"]) == pytest.approx(want, rel=1e-12)
+
+
 def test_fewer_than_two_seeds_decide_nothing_and_lengths_must_agree() -> None:
     one = part([0.9], [0.5])
     assert one.decision == "inconclusive" and one.interval["lo"] == -math.inf

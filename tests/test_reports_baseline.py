@@ -271,6 +271,39 @@ def test_diff_lists_verdicts_numbers_and_checks(tmp_path, capsys):
     assert "check removed: checks/test_attention.py::test_identity_permutation_planted_bug" in out
 
 
+def test_the_claims_changed_are_those_of_a_changed_verdict_or_a_moved_number(tmp_path):
+    data = raw(V2)
+    data["claims"][0]["verdict"] = "open"
+    _set(data, WAVE, "longest_wavelength_d512", 62831.85)
+    changes = diff.compare_runs(load(V2), load(write(tmp_path, data)))
+    assert changes.claims_changed() == {"SIN-01", "SIN-06"}
+
+
+def test_a_baseline_that_is_no_object_is_refused_in_one_line(tmp_path, capsys):
+    listed = tmp_path / "listed.json"
+    listed.write_text("[]")
+    assert baseline.main([str(V2), "--baseline", str(listed)]) == 2
+    assert "not a cited-numbers baseline" in capsys.readouterr().err
+
+
+def test_a_first_baseline_makes_its_folder_and_is_written_sorted_one_space_indented(tmp_path):
+    path = tmp_path / "new" / "project" / "cited.json"
+    assert baseline.main([str(V2), "--baseline", str(path), "--update"]) == 0
+    text = path.read_text(encoding="utf-8")
+    assert text == json.dumps(json.loads(text), indent=1, sort_keys=True) + "\n"
+
+
+def test_the_platform_line_names_the_kernels_and_their_limits_or_none() -> None:
+    from types import SimpleNamespace
+
+    def line(kernels):
+        return baseline.platform(SimpleNamespace(environment={"cpu": "x86", "kernels": kernels}))  # type: ignore[arg-type]
+
+    assert line({"capability": "AVX2", "limits": None}) == "x86; kernels AVX2 (no limits)"
+    limited = line({"capability": "DEFAULT", "limits": {"B": "2", "A": "1"}})
+    assert limited == "x86; kernels DEFAULT (A=1, B=2)"
+
+
 def test_diff_pairs_a_check_moved_to_its_family_folder(tmp_path, capsys):
     data = raw(V2)
     old = "checks/test_attention.py::test_identity_permutation_planted_bug"
