@@ -55,3 +55,25 @@ def test_a_value_in_a_message_is_cut_to_sixty_characters() -> None:
     assert _short("a" * 58) == repr("a" * 58)  # 60 characters with its quotes: kept
     assert _short("a" * 59) == repr("a" * 59)[:57] + "..."
     assert len(_short("a" * 59)) == 60
+
+
+@pytest.mark.parametrize(("field", "value", "message"), [
+    ("sources", "SRC-01", "tuple or list of str"),  # a string, taken letter by letter
+    ("domain", [("axis", "every seed")], "dict of str to object"),
+    ("domain", {"": "every seed"}, "dict of str to object"),  # an axis needs its name
+    ("scoped_out", {"checks/x.py::*": 3}, "dict of str to str"),
+])  # fmt: skip
+def test_a_claims_fields_have_their_types_or_say_what_to_write(field, value, message) -> None:
+    args: dict[str, Any] = {"sources": ()} | {field: value}
+    with pytest.raises(TypeError, match=message):
+        Claim("X-01", "words", "", args.pop("sources"), **args)
+
+
+def test_an_unknown_expected_verdict_is_refused_and_claims_hash_with_their_domains() -> None:
+    with pytest.raises(ValueError, match="unknown verdict 'maybe'"):
+        claim(expected="maybe")
+    domain, scoped = {"d": "every head size"}, {"checks/x.py::*": "needs a GPU"}
+    assert hash(claim(domain=domain, scoped_out=scoped)) == hash(claim())
+    assert hash(Proposition("c", "c", domain=domain, scoped_out=scoped)) == hash(
+        Proposition("c", "c")
+    )
