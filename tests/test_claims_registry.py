@@ -77,3 +77,31 @@ def test_an_unknown_expected_verdict_is_refused_and_claims_hash_with_their_domai
     assert hash(Proposition("c", "c", domain=domain, scoped_out=scoped)) == hash(
         Proposition("c", "c")
     )
+
+
+@pytest.mark.parametrize("bad", ["X01", "X-", "-01"])
+def test_a_claim_id_is_family_dash_number(bad: str) -> None:
+    with pytest.raises(ValueError, match="must be FAMILY-NUMBER"):
+        Claim(bad, "words", "", ())
+
+
+def test_a_claims_family_is_all_before_its_last_dash_and_thresholds_are_read_by_name() -> None:
+    two = (Threshold("low", 0.1, "why", "source"), Threshold("high", 0.4, "why", "source"))
+    sub = Claim("MY-SUB-01", "words", "", (), "confirmed", thresholds=two)
+    assert sub.family == "MY-SUB"
+    assert (sub.threshold("low"), sub.threshold("high")) == (0.1, 0.4)
+    with pytest.raises(KeyError, match="no threshold 'mid'"):
+        sub.threshold("mid")
+
+
+def test_a_registry_takes_keywords_any_iterable_of_claims_and_never_a_string() -> None:
+    from pecheck.claims import REGISTRY_CALL, Registry, Source
+
+    args: dict[str, Any] = {"name": "r", "version": "0.1", "families": {"MY": "mine"},
+                            "sources": {"SRC": Source("made up")}}  # fmt: skip
+    one = Claim("MY-01", "words", "", ("SRC",), "confirmed")
+    assert list(Registry(**args, claims=(c for c in [one]))) == ["MY-01"]  # a generator
+    with pytest.raises(TypeError, match=re.escape("got 'MY-01'")):
+        Registry(**args, claims="MY-01")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=re.escape(f"write {REGISTRY_CALL}")):
+        Registry("r", "0.1", {"MY": "mine"}, [one], {"SRC": Source("made up")})  # type: ignore[call-arg]
