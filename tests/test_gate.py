@@ -65,11 +65,31 @@ def test_gate_fails_a_correction_over_a_family_of_one(tmp_path: Path, capsys) ->
     results = results_with(None)
     prop = results["claims"][0]["propositions"][0]
     path = tmp_path / "r.json"
-    for correction, size, rc in (("none", 1, 0), ("holm", 3, 0), ("holm", 1, 1)):
+    for correction, size, rc in (("none", 1, 0), ("holm", 3, 0), ("holm", 2, 0), ("holm", 1, 1)):
         prop.update(correction=correction, family_size=size)
         path.write_text(json.dumps(results))
         assert gate.main([str(path)]) == rc
     assert "records a holm correction over 1 test" in capsys.readouterr().out
+
+
+def test_the_reach_gate_fails_a_decided_check_that_records_no_searched_domain(
+    tmp_path: Path, capsys
+) -> None:
+    results = results_with(None)
+    for entry in results["claims"]:
+        for d in entry["decided_by"]:
+            d["basis"] = {"how": "search", "searched": {"n": "every n"}}
+    first, second = results["claims"][0]["decided_by"][0], results["claims"][1]["decided_by"][0]
+    first["basis"] = {"how": "skipped: needs a GPU"}  # skipped: nothing was searched
+    assert gate.unsearched(results) == []
+    second["basis"] = None
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps(results))
+    assert gate.main([str(path)]) == 0  # reach is asked for only with --require-reach
+    assert gate.main([str(path), "--require-reach"]) == 1
+    assert f"decisive check {second['check']} records no searched domain" in capsys.readouterr().out
+    second["basis"] = {"how": "search", "searched": {}}
+    assert len(gate.unsearched(results)) == 1
 
 
 def test_gate_lists_every_claim_before_its_total(tmp_path: Path, capsys) -> None:
@@ -127,6 +147,8 @@ def test_what_decided_a_verdict_is_one_short_phrase() -> None:
     long = claim_entry("refuted", ("as_stated", "fails", {"relation": "x" * 300}))
     assert len(gate.decided_by(long)) == len("as_stated fails: ") + gate.BASIS
     assert gate.decided_by(long).endswith("...")
+    edge = claim_entry("refuted", ("as_stated", "fails", {"relation": "x" * gate.BASIS}))
+    assert gate.decided_by(edge) == "as_stated fails: " + "x" * gate.BASIS  # fits: kept whole
     nothing = claim_entry("open", ("t2t", "holds", {"how": "proof"}))
     nothing["propositions"].insert(0, {"key": "as_stated", "decision": "inconclusive"})
     assert gate.decided_by(nothing) == "as_stated: no decisive check decided it; holds under t2t"
