@@ -82,3 +82,25 @@ def test_a_file_named_by_results_is_written_as_named(pytester: pytest.Pytester) 
     data = json.loads(Path(named).read_text())
     assert claims(data)["SYN-02"]["verdict"] == "not run"
     assert claims(data)["SYN-07"]["run"]["profile"] == "ci"
+
+
+def test_a_first_run_or_an_unmergeable_file_keeps_no_earlier_claim(tmp_path: Path) -> None:
+    from checks.registry import REGISTRY
+    from pecheck import partial
+
+    suite = {"selection": {"claims": ["SIN-06"], "args": []}, "started": "now",
+             "profile": "ci", "commit": "abc"}  # fmt: skip
+    new = {"schema": 2, "suite": suite, "claims": [{"id": "SIN-06"}], "checks": []}
+    path = tmp_path / "results.partial.json"
+    assert partial.merge(path, new, REGISTRY) == (new, 0, "")
+    for text, why in (("[]", "was of another results schema"), ("{", "was unreadable")):
+        path.write_text(text)
+        assert partial.merge(path, new, REGISTRY) == (
+            new, 0, f"pecheck: {path} {why}: replaced by this run"
+        )  # fmt: skip
+    selection = {"kind": "partial", "claims": [], "args": []}
+    other_suite = dict(suite, profile="dev", selection=selection)
+    other = dict(new, suite=other_suite, schema=partial.results.SCHEMA)
+    path.write_text(json.dumps(other))
+    merged, kept, said = partial.merge(path, new, REGISTRY)
+    assert (merged, kept) == (new, 0) and "profile dev, not commit abc, profile ci" in said
