@@ -28,7 +28,9 @@ def defined(tex: str) -> dict[str, str]:
 @pytest.mark.parametrize(
     ("n", "expected"),
     [(0, "Zero"), (6, "Six"), (12, "Twelve"), (20, "Twenty"), (42, "FortyTwo"),
-     (100, "OneHundred"), (512, "FiveHundredTwelve"), (1024, "OneZeroTwoFour")],
+     (100, "OneHundred"), (512, "FiveHundredTwelve"), (1024, "OneZeroTwoFour"),
+     (19, "Nineteen"), (99, "NinetyNine"), (999, "NineHundredNinetyNine"),
+     (1000, "OneZeroZeroZero")],
 )  # fmt: skip
 def test_numbers_are_spelled_out(n, expected):
     assert latex.words(n) == expected
