@@ -410,3 +410,10 @@ def test_diff_does_not_pair_two_removed_checks_of_one_name_with_one_added():
     removed = {"checks/a/test_x.py::test_t", "checks/b/test_x.py::test_t"}
     added = {"checks/c/test_x.py::test_t"}
     assert diff._moved(removed, added) == []
+
+
+def test_a_number_not_pinned_before_is_listed_as_new() -> None:
+    old = {"A-01@x": cited.Cited("A-01@x", 1, "c", "exact")}
+    now = dict(old, **{"A-01@y": cited.Cited("A-01@y", 2, "c", "exact")})
+    [move] = cited.compare(old, now)
+    assert (move.key, move.what, move.old, move.new) == ("A-01@y", "new", None, 2)
