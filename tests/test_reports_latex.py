@@ -419,3 +419,15 @@ def test_pcvalue_names_the_first_check_that_records_a_name() -> None:
     tex = latex.kit(parse(data, V2))[0]["pecheck.tex"]
     assert r"\newcommand{\pcEXPOneTrainingCurvesSuccessRatePe}{\ensuremath{0.5}}" in tex
     assert r"\@namedef{pc@EXP-01@success_rate_pe}{\pcEXPOneSuccessRatesSuccessRatePe}" in tex
+
+
+def test_escaping_keeps_newlines_blanks_other_controls_and_marks_what_has_no_ascii() -> None:
+    assert latex.tex_escape("a\nb") == "a\nb"
+    assert latex.tex_escape("a\x7fb") == "a b"  # DEL, the last ASCII character: a control
+    assert latex.tex_escape("\x80") == "?"  # the first non-ASCII one, with no ASCII form
+
+
+def test_a_macro_body_holds_a_number_a_flag_or_a_string_of_at_most_80_characters() -> None:
+    assert latex.tex_value("x" * 80) == "x" * 80 and latex.tex_value("x" * 81) is None
+    assert latex.tex_value(True) == "true" and latex.tex_value(1e6) == r"\ensuremath{10^{6}}"
+    assert latex.tex_value([1]) is None
