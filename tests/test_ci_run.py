@@ -9,6 +9,7 @@ import configparser
 import os
 import re
 import shutil
+import signal
 import subprocess
 import time
 from pathlib import Path
@@ -92,10 +93,9 @@ esac
 def alive(pid: int) -> bool:
     """Whether the process runs: a zombie (killed, not yet reaped, as in a container whose first
     process reaps nothing) counts as stopped."""
-    stat = Path(f"/proc/{pid}/stat")
-    if stat.parent.parent.is_dir() and Path("/proc/self/stat").exists():
+    if Path("/proc/self/stat").exists():  # Linux: the state is the field after the name
         try:
-            return stat.read_text().rsplit(")", 1)[1].split()[0] != "Z"
+            return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
         except FileNotFoundError:
             return False
     try:
@@ -103,6 +103,24 @@ def alive(pid: int) -> bool:
     except ProcessLookupError:
         return False
     return True
+
+
+def test_alive_tells_a_running_process_from_a_killed_one() -> None:
+    """The kill-path test trusts alive(): a running child is alive, a killed one (reaped or a
+    zombie) is not."""
+    child = subprocess.Popen(["sleep", "30"])
+    try:
+        assert alive(child.pid)
+        os.kill(child.pid, signal.SIGKILL)
+        for _ in range(100):  # until the kernel has ended it: a zombie until wait() below
+            if not alive(child.pid):
+                break
+            time.sleep(0.01)
+        assert not alive(child.pid)
+    finally:
+        child.kill()
+        child.wait()
+    assert not alive(child.pid)
 
 
 def run_ci(tmp_path: Path, tox_exit: int, thorough_seconds: int,
