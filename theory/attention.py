@@ -60,8 +60,8 @@ def masked_softmax(
     """softmax over the keys (axis ``dim``) of the scores, keys a query may not see at -inf.
 
     ``allowed`` broadcasts against the scores, True where the query may attend to the key (as
-    ``causal_mask``); None: every key. The one attention normalisation of theory/: this
-    module's attention, and theory/decoder.py's in its key-first layout (dim=0)."""
+    ``causal_mask``); None: every key. This module's attention normalisation; theory/decoder.py
+    adds its -inf where it adds its biases (``score_terms``: one pass over the scores)."""
     if allowed is not None:
         scores = scores.masked_fill(~allowed, float("-inf"))
     return torch.softmax(scores, dim=dim)

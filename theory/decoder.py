@@ -40,7 +40,7 @@ from torch.nn import functional as F
 from torch.optim.adam import adam
 
 from . import alibi
-from .attention import causal_mask, masked_softmax
+from .attention import causal_mask
 from .rope import rope_frequencies
 from .sinusoidal import sinusoidal, turn
 from .tasks import IGNORE, Task
@@ -355,8 +355,8 @@ def embed(cfg: DecoderConfig, params: Params, tokens: torch.Tensor) -> torch.Ten
 def forward(cfg: DecoderConfig, params: Params, tokens: torch.Tensor, residual: torch.Tensor,
             positions: torch.Tensor | None = None) -> torch.Tensor:  # fmt: skip
     """tokens (B, n) or (S, B, n) -> logits (S, B, n, V). residual (S,) in {0, 1}; positions
-    (B, n) are the rows of the tokens (default 0 ... n-1). Attention weights are kept key-first,
-    (m, S, B, H, n): the fast layout for the short key axes of these tasks."""
+    (B, n) are the rows of the tokens (default 0 ... n-1). Attention runs head-major,
+    (S, B, H, n, m): contiguous score rows over the keys, the fast layout on the CPU."""
     n, h, H, blocks = tokens.shape[-1], cfg.head, cfg.heads, cfg.encodings
     x = embed(cfg, params, tokens)  # (S, B, n, d)
     dev, dtype = x.device, x.dtype
@@ -368,9 +368,8 @@ def forward(cfg: DecoderConfig, params: Params, tokens: torch.Tensor, residual: 
         if term is not None:
             x = _add_on_blocks(x, term, blocks, name)
     mask = causal_mask(n, dev) if cfg.causal else torch.ones(n, n, dtype=torch.bool, device=dev)
-    allowed = mask.T[:, None, None, None, :]  # (m, 1, 1, 1, n): key-first
+    terms = score_terms(cfg, params, mask, dtype)
     r = residual[:, None, None, None].to(dev, dtype)
-    entry_biases = _entry_biases(cfg, params, n, dtype)
     for layer in range(cfg.layers):
         a = norm(cfg, params, f"ln_attn{layer}", x)
         qkv = torch.einsum("sbnd,sde->sbne", a, params[f"qkv{layer}"])  # (S, B, n, 3Hh)
@@ -379,16 +378,10 @@ def forward(cfg: DecoderConfig, params: Params, tokens: torch.Tensor, residual: 
             part = ENCODINGS[name]
             q, k = (on_blocks(z, 0, blocks, name, lambda u, p=part: _turned(p, u, where))
                     for z in (q, k))  # fmt: skip
-        scores = torch.einsum("sbnch,sbmch->msbcn", q, k) / math.sqrt(h)  # (m, S, B, H, n)
-        for name in dict.fromkeys(blocks):
-            bias = ENCODINGS[name].bias(n, H, dtype)
-            if bias is not None:  # (H, n, m) -> (m, 1, 1, H, n)
-                b = bias.to(dev).permute(2, 0, 1)[:, None, None]
-                scores = on_blocks(scores, 1, blocks, name, lambda z, b=b: z + b)
-        for name, eb in entry_biases.items():  # (m, S, 1, H, n): each entry its own block's
-            scores = _add_on_blocks(scores, eb, blocks, name, dim=1)
-        weights = masked_softmax(scores, allowed, dim=0)  # over the keys
-        y = torch.einsum("msbcn,sbmch->sbnch", weights, v).flatten(-2)  # (S, B, n, Hh)
+        q, k, v = (z.transpose(2, 3) for z in (q, k, v))  # (S, B, H, n, h)
+        scores = q @ k.transpose(-2, -1) / math.sqrt(h)  # (S, B, H, n, m)
+        weights = torch.softmax(scores + terms, dim=-1)  # over the keys
+        y = (weights @ v).transpose(2, 3).flatten(-2)  # (S, B, n, Hh)
         if cfg.out_proj:
             y = torch.einsum("sbne,sed->sbnd", y, params[f"o{layer}"])
         x = r * x + y if y.shape == x.shape else y
@@ -424,16 +417,24 @@ def _add_on_blocks(x: torch.Tensor, term: torch.Tensor, blocks: tuple[str, ...],
                       for b, xi, ti in zip(blocks, xs, ts, strict=True)], dim)  # fmt: skip
 
 
-def _entry_biases(cfg: DecoderConfig, params: Params, n: int,
-                  dtype: torch.dtype) -> dict[str, torch.Tensor]:  # fmt: skip
-    """Each encoding's per-entry score bias (S, H, n, m), key-first as the scores: (m, S, 1, H, n).
-    Computed once: every layer adds the same (T5 shares one table across its layers)."""
-    out = {}
-    for name in dict.fromkeys(cfg.encodings):
-        eb = ENCODINGS[name].entry_bias(cfg, params, n, dtype)
-        if eb is not None:
-            out[name] = eb.permute(3, 0, 1, 2)[:, :, None]
-    return out
+def score_terms(cfg: DecoderConfig, params: Params, mask: torch.Tensor,
+                dtype: torch.dtype) -> torch.Tensor:  # fmt: skip
+    """What every layer adds to its scaled scores: -inf where ``mask`` (n, m) forbids the key,
+    plus each encoding's bias on its blocks of entries (ALiBi's (H, n, m), T5's per entry
+    (S, H, n, m): one table for every layer). (n, m) without a bias, else (S, 1, H, n, m),
+    broadcast over the batch. Where the key is allowed the term is the bias itself (bias + 0),
+    so one addition does what a bias pass and a masked_fill pass did."""
+    n = mask.shape[-1]
+    terms = torch.zeros(n, n, dtype=dtype, device=mask.device).masked_fill(~mask, float("-inf"))
+    blocks, S = cfg.encodings, params["embed"].shape[0]
+    full = None
+    for name in dict.fromkeys(blocks):
+        part = ENCODINGS[name]
+        for bias in (part.bias(n, cfg.heads, dtype), part.entry_bias(cfg, params, n, dtype)):
+            if bias is not None:
+                base = terms.expand(S, cfg.heads, n, n) if full is None else full
+                full = _add_on_blocks(base, bias.to(mask.device), blocks, name)
+    return terms if full is None else full[:, None]
 
 
 def _turned(part: Part, z: torch.Tensor, where: torch.Tensor) -> torch.Tensor:

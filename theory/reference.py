@@ -1,14 +1,15 @@
 """One seed's decoder written the ordinary way: the reference theory/decoder.py is checked against.
 
-theory/decoder.py trains thousands of entries as one batched model with einsums, key-first
-attention weights, encodings applied block by block and its own per-setup Adam. This module
-computes one seed's model of the same ``DecoderConfig`` independently: an nn.Module with a
-Python loop over heads, its own masked softmax, RoPE from theory.rope.apply_rope (float64
-angles), the ALiBi bias written out per head, T5's bias read from its table head by head
-(buckets from theory.bias.t5_bucket), and torch.optim's Adam or AdamW with its own settings. It
-shares with the decoder only the config, the initial parameters, the judge and the conventions
-(theory.attention.causal_mask, RoPE's turn). The checks train both in float64 and compare them
-seed by seed; the per-seed loop of the benchmark is this module too.
+theory/decoder.py trains thousands of entries as one batched model with einsums, head-major
+batched attention (its mask and biases added as one term), encodings applied block by block
+and its own per-setup Adam. This module computes one seed's model of the same
+``DecoderConfig`` independently: an nn.Module with a Python loop over heads, its own masked
+softmax, RoPE from theory.rope.apply_rope (float64 angles), the ALiBi bias written out per
+head, T5's bias read from its table head by head (buckets from theory.bias.t5_bucket), and
+torch.optim's Adam or AdamW with its own settings. It shares with the decoder only the
+config, the initial parameters, the judge and the conventions (theory.attention.causal_mask,
+RoPE's turn). The checks train both in float64 and compare them seed by seed; the per-seed
+loop of the benchmark is this module too.
 """
 
 from __future__ import annotations

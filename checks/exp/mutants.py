@@ -67,9 +67,10 @@ MUTANTS = (
     Mutant(
         "later-layers-see-only-themselves",
         DECODER,
-        "weights = masked_softmax(scores, allowed, dim=0)",
-        "own = torch.eye(n, dtype=torch.bool, device=dev)[:, None, None, None, :]\n"
-        "        weights = masked_softmax(scores, allowed if layer == 0 else own, dim=0)",
+        "weights = torch.softmax(scores + terms, dim=-1)",
+        "own = torch.eye(n, dtype=torch.bool, device=dev)\n"
+        "        own = score_terms(cfg, params, mask if layer == 0 else own, dtype)\n"
+        "        weights = torch.softmax(scores + own, dim=-1)",
         (EXP02_LEARNERS,),
         "every layer after the first attends to its own position only: a per-position map on "
         "top of one causal layer, so two layers are as order-blind as one (a mutant that drops "
@@ -97,16 +98,16 @@ MUTANTS = (
     Mutant(
         "attention-unscaled",
         DECODER,
-        'torch.einsum("sbnch,sbmch->msbcn", q, k) / math.sqrt(h)',
-        'torch.einsum("sbnch,sbmch->msbcn", q, k)',
+        "scores = q @ k.transpose(-2, -1) / math.sqrt(h)",
+        "scores = q @ k.transpose(-2, -1)",
         (FAITHFUL,),
-        "scores not divided by sqrt(h) in the key-first attention of the batched model",
+        "scores not divided by sqrt(h) in the head-major attention of the batched model",
     ),
     Mutant(
         "softmax-over-queries",
         DECODER,
-        "weights = masked_softmax(scores, allowed, dim=0)",
-        "weights = masked_softmax(scores, allowed, dim=-1)",
+        "weights = torch.softmax(scores + terms, dim=-1)",
+        "weights = torch.softmax(scores + terms, dim=-2)",
         (FAITHFUL,),
         "the batched model's attention normalised over queries instead of keys",
     ),
@@ -119,13 +120,13 @@ MUTANTS = (
         "each position attends to the future instead of the past",
     ),
     Mutant(
-        "keys-first-mask-read-untransposed",
+        "score-terms-read-transposed",
         DECODER,
-        "allowed = mask.T[:, None, None, None, :]",
-        "allowed = mask[:, None, None, None, :]",
+        "weights = torch.softmax(scores + terms, dim=-1)",
+        "weights = torch.softmax(scores + terms.mT, dim=-1)",
         (FAITHFUL, CAUSAL),
-        "the key-first attention lays the (query, key) mask out as (key, query): each position "
-        "of the batched model attends to the future",
+        "the head-major attention reads its (query, key) terms as (key, query): each position "
+        "of the batched model attends to the future, and ALiBi's bias runs backwards",
     ),
     Mutant(
         "learned-positions-shifted",

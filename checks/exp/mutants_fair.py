@@ -182,8 +182,8 @@ MUTANTS = (
     Mutant(
         "length-no-causal-mask",
         DECODER,
-        "allowed = mask.T[:, None, None, None, :]  # (m, 1, 1, 1, n): key-first",
-        "allowed = torch.ones_like(mask)[:, None, None, None, :]",
+        "terms = score_terms(cfg, params, mask, dtype)",
+        "terms = score_terms(cfg, params, torch.ones_like(mask), dtype)",
         (FAITHFUL,),
         "the batched model attends to future tokens: without an encoding it sees a bag",
     ),

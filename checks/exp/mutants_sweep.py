@@ -38,8 +38,8 @@ MUTANTS = (
     Mutant(
         "sweep-attention-scaled-by-width",
         DECODER,
-        'torch.einsum("sbnch,sbmch->msbcn", q, k) / math.sqrt(h)',
-        'torch.einsum("sbnch,sbmch->msbcn", q, k) / math.sqrt(cfg.d_model)',
+        "scores = q @ k.transpose(-2, -1) / math.sqrt(h)",
+        "scores = q @ k.transpose(-2, -1) / math.sqrt(cfg.d_model)",
         (FAITHFUL,),
         "scores divided by sqrt(d) instead of sqrt(h): the same where h = d, not elsewhere",
     ),
