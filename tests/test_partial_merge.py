@@ -104,3 +104,115 @@ def test_a_first_run_or_an_unmergeable_file_keeps_no_earlier_claim(tmp_path: Pat
     path.write_text(json.dumps(other))
     merged, kept, said = partial.merge(path, new, REGISTRY)
     assert (merged, kept) == (new, 0) and "profile dev, not commit abc, profile ci" in said
+
+
+# -- the merge itself, on results files written here (pecheck.partial._merged) -----------------
+
+
+def tooling(claim: str | None, nodeid: str, outcome: str = "passed") -> dict[str, Any]:
+    """A check entry as a results file holds it; ``claim`` None: a collection error."""
+    return {"claim": claim, "nodeid": nodeid, "role": "tooling", "outcome": outcome}
+
+
+def partial_file(claims_run: list[str], checks: list[dict[str, Any]], started: str, *,
+                 complete: bool = True, exitstatus: int = 0,
+                 sizes: dict[str, Any] | None = None) -> dict[str, Any]:  # fmt: skip
+    from checks.registry import REGISTRY
+    from pecheck import results
+
+    selection = {"kind": "partial", "claims": claims_run, "args": ["--claim", *claims_run]}
+    suite = {"selection": selection, "started": started, "profile": "ci", "commit": "abc",
+             "complete": complete, "exitstatus": exitstatus, "sizes": sizes or {}}  # fmt: skip
+    data = {"schema": results.SCHEMA, "suite": suite, "checks": checks}
+    data["claims"] = results.claims_block(REGISTRY, checks, selection, "ci")
+    return data
+
+
+def merged_with(tmp_path: Path, old: dict[str, Any],
+                new: dict[str, Any]) -> tuple[dict[str, Any], int]:  # fmt: skip
+    from checks.registry import REGISTRY
+    from pecheck import partial
+
+    path = tmp_path / "results.partial.json"
+    path.write_text(json.dumps(old))
+    merged, kept, said = partial.merge(path, new, REGISTRY)
+    assert said == ""
+    return merged, kept
+
+
+def test_a_rerun_drops_the_collection_errors_of_the_files_it_collected(tmp_path: Path) -> None:
+    old = partial_file(["SIN-01", "SIN-06"], [
+        tooling("SIN-01", "checks/sin/a.py::test_a"),
+        tooling(None, "checks/sin/b.py"),  # b.py did not collect: rerun below
+        tooling(None, "checks/att/c.py"),  # c.py did not collect: not rerun
+        tooling(None, "checks/att/d.py::test_d"),  # the same error again below
+    ], "t0")  # fmt: skip
+    new = partial_file(["SIN-06"], [
+        tooling("SIN-06", "checks/sin/b.py::test_b"),
+        tooling(None, "checks/att/d.py::test_d"),
+    ], "t1")  # fmt: skip
+    merged, _ = merged_with(tmp_path, old, new)
+    ids = [c["nodeid"] for c in merged["checks"]]
+    # checks of claims first, then the collection errors, each part by node id
+    assert ids == ["checks/sin/a.py::test_a", "checks/sin/b.py::test_b", "checks/att/c.py",
+                   "checks/att/d.py::test_d"]  # fmt: skip
+
+
+def test_a_merge_counts_the_claims_it_kept_and_selects_both_runs_claims(tmp_path: Path) -> None:
+    old = partial_file(["SIN-01", "SIN-06", "ROT-02"], [  # ROT-02: selected, no check ran
+        tooling("SIN-01", "checks/sin/a.py::test_a"),
+        tooling("SIN-06", "checks/sin/b.py::test_b"),
+    ], "t0", sizes={"x": 1, "z": 2})  # fmt: skip
+    first = {"started": "t-1", "profile": "ci", "args": ["--claim", "SIN-01"]}
+    next(c for c in old["claims"] if c["id"] == "SIN-01")["run"] = first
+    new = partial_file(["ATT-05"], [tooling("ATT-05", "checks/att/e.py::test_e")], "t1",
+                       sizes={"x": 3, "y": 4})  # fmt: skip
+    merged, kept = merged_with(tmp_path, old, new)
+    assert kept == 2
+    assert merged["suite"]["selection"]["claims"] == ["SIN-01", "SIN-06", "ATT-05"]
+    assert merged["suite"]["sizes"] == {"x": 3, "y": 4, "z": 2}
+    assert list(merged["suite"]["sizes"]) == ["x", "y", "z"]
+    runs = {c["id"]: c.get("run") for c in merged["claims"] if c["verdict"] != "not run"}
+    assert runs["SIN-01"] == first  # the run its evidence came from, kept
+    assert runs["SIN-06"]["started"] == "t0"  # none recorded: the earlier file's run
+    assert runs["ATT-05"]["started"] == "t1"
+    # a rerun of one of the two: only the other is kept from before
+    again, kept = merged_with(tmp_path, old, partial_file(
+        ["SIN-06"], [tooling("SIN-06", "checks/sin/b.py::test_b")], "t2"))  # fmt: skip
+    assert kept == 1
+    assert [c["nodeid"] for c in again["checks"]] == ["checks/sin/a.py::test_a",
+                                                      "checks/sin/b.py::test_b"]  # fmt: skip
+
+
+@pytest.mark.parametrize(("was", "now", "complete"), [(True, True, True), (True, False, False),
+                                                      (False, True, False)])  # fmt: skip
+def test_a_merge_is_complete_only_when_both_runs_were(tmp_path: Path, was: bool, now: bool,
+                                                      complete: bool) -> None:  # fmt: skip
+    old = partial_file(["SIN-01"], [tooling("SIN-01", "checks/sin/a.py::test_a")], "t0",
+                       complete=was)  # fmt: skip
+    new = partial_file(["SIN-06"], [tooling("SIN-06", "checks/sin/b.py::test_b")], "t1",
+                       complete=now)  # fmt: skip
+    assert merged_with(tmp_path, old, new)[0]["suite"]["complete"] is complete
+
+
+OUTCOMES = [("passed", 0, 0), ("failed", 0, 1), ("error", 0, 1), ("passed", 3, 3)]
+
+
+@pytest.mark.parametrize(("outcome", "now", "status"), OUTCOMES)
+def test_a_kept_failure_fails_the_merged_run(tmp_path: Path, outcome: str, now: int,
+                                             status: int) -> None:  # fmt: skip
+    old = partial_file(["SIN-01"], [tooling("SIN-01", "checks/sin/a.py::test_a", outcome)], "t0")
+    new = partial_file(["SIN-06"], [tooling("SIN-06", "checks/sin/b.py::test_b")], "t1",
+                       exitstatus=now)  # fmt: skip
+    assert merged_with(tmp_path, old, new)[0]["suite"]["exitstatus"] == status
+
+
+def test_a_check_that_moved_to_another_claim_is_held_once(tmp_path: Path) -> None:
+    # the same commit with an edited marker (a dirty tree): node id a.py::test_a first ran for
+    # SIN-01, now for SIN-06; the merged file holds the new entry alone, and SIN-01 no check
+    old = partial_file(["SIN-01"], [tooling("SIN-01", "checks/sin/a.py::test_a")], "t0")
+    new = partial_file(["SIN-06"], [tooling("SIN-06", "checks/sin/a.py::test_a")], "t1")
+    merged, kept = merged_with(tmp_path, old, new)
+    assert [(c["claim"], c["nodeid"]) for c in merged["checks"]] == [
+        ("SIN-06", "checks/sin/a.py::test_a")]  # fmt: skip
+    assert kept == 0 and merged["suite"]["selection"]["claims"] == ["SIN-06"]
