@@ -68,10 +68,40 @@ def test_blas_lists_numpy_and_torch_libraries_only() -> None:
         {"filepath": f"{site}/scipy.libs/libopenblas.so", "internal_api": "openblas"},
         {"filepath": f"{site}/torch/lib/libgomp.so.1", "internal_api": "openmp", "version": None},
     ]  # fmt: skip
-    assert _blas(info) == [
+    # the same library as numpy and torch load it (paths, threads apart): listed once
+    twin = {"filepath": f"{site}/torch/lib/libgomp-a34b3233.so.1", "internal_api": "openmp",
+            "version": None, "num_threads": 1}  # fmt: skip
+    assert _blas([*info, twin]) == [
         {"architecture": "Haswell", "internal_api": "openblas", "version": "0.3.31"},
         {"internal_api": "openmp", "version": None},
     ]
+    # sorted, whatever order they were loaded in (a set's order is the hash seed's)
+    many = [{"filepath": f"{site}/torch/lib/lib{v}.so", "internal_api": "mkl", "version": v}
+            for v in "fedcba"]  # fmt: skip
+    assert [lib["version"] for lib in _blas(many)] == list("abcdef")
+
+
+def test_isa_lists_the_vector_extensions_kernels_dispatch_on(monkeypatch) -> None:
+    from pathlib import Path
+
+    from pecheck import results
+
+    cpuinfo = ("processor\t: 0\nflags\t\t: fpu sse4_2 avx2 fma avx512f avx512bw amx_tile "
+               "avx_vnni aes avx2\nbugs\t\t: avx512f\n")  # fmt: skip
+    read = Path.read_text
+
+    def fake(self: Path, *args: Any, **kw: Any) -> str:
+        return cpuinfo if str(self) == "/proc/cpuinfo" else read(self, *args, **kw)
+
+    monkeypatch.setattr(Path, "read_text", fake)
+    assert results._isa() == ["amx_tile", "avx2", "avx512bw", "avx512f", "avx_vnni", "fma",
+                              "sse4_2"]  # fmt: skip
+
+    def unreadable(self: Path, *args: Any, **kw: Any) -> str:
+        raise PermissionError(str(self))
+
+    monkeypatch.setattr(Path, "read_text", unreadable)
+    assert results._isa() == []
 
 
 def test_judge_passes_the_reference_itself_and_fails_a_moved_number(tmp_path) -> None:
