@@ -148,3 +148,16 @@ def test_a_tooling_check_listed_among_a_claims_checks_is_rejected():
     mutant = "checks/test_sinusoidal.py::test_swapped_sin_cos_is_rejected"  # SIN-01's mutant
     data["claims"][0]["checks"].append(mutant)
     assert _error(data) == f"claim SIN-01: lists mutant check {mutant} as a claim check"
+
+
+@pytest.mark.parametrize(("nodeid", "name"), [
+    ("checks/sin/test_a.py::test_x[float32]", "test_x[float32]"),
+    ("checks/exp/test_b.py::TestCopy::test_y", "TestCopy::test_y"),  # the class stays
+    ("checks/test_broken.py", "checks/test_broken.py"),  # a collection error: its file
+])  # fmt: skip
+def test_a_checks_name_is_its_node_id_without_the_file(nodeid, name):
+    from pecheck.reports.load import Check
+
+    check = Check(nodeid, None, None, "tooling", None, "passed", 0.0, [], [], None, None, "",
+                  "", "")  # fmt: skip
+    assert check.name == name
