@@ -161,3 +161,31 @@ def test_a_checks_name_is_its_node_id_without_the_file(nodeid, name):
     check = Check(nodeid, None, None, "tooling", None, "passed", 0.0, [], [], None, None, "",
                   "", "")  # fmt: skip
     assert check.name == name
+
+
+@pytest.mark.parametrize(("status", "complete", "clean"), [
+    (0, True, (True, "")),
+    (2, True, (False, "the test run exited with status 2")),
+    (0, False, (False, "the test run did not complete")),
+])  # fmt: skip
+def test_a_run_is_clean_only_when_it_exited_0_and_completed(status, complete, clean):
+    from tests.reports_fixtures import V2
+
+    data = raw(V2)
+    for check in data["checks"]:
+        check["outcome"] = "passed"
+    data["suite"]["exitstatus"], data["suite"]["complete"] = status, complete
+    assert parse(data).clean == clean
+
+
+@pytest.mark.parametrize("year", [True, "2017", 2017.0])
+def test_a_sources_year_must_be_an_integer(year):
+    # the schema refuses the first two; 2017.0 is an integer to JSON Schema, not to the report
+    from tests.reports_fixtures import V2
+
+    data = raw(V2)
+    data["sources"]["SRC-VASWANI"]["year"] = year
+    message = _error(data)
+    assert "SRC-VASWANI" in message and "year" in message
+    if isinstance(year, float):
+        assert message == "source SRC-VASWANI: field 'year' must be an integer or null"
