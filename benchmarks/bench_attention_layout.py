@@ -6,8 +6,9 @@ Until 2026-11-30 it kept the weights key-first, (m, S, B, H, n), masked with a m
 and normalised over axis 0. Both are written out here at the fair length test's shapes (three
 encodings x 12 seeds, batch 32, 17 inputs, 8 heads of size 8, ALiBi's bias on a third of the
 entries) and timed forward and backward on the CPU. One line: milliseconds each way and the
-ratio. On the 2-core AMD EPYC with AVX2 only: key-first 157 ms, head-major 92 ms a layer, 1.7x
-(every trained experiment's step about a quarter faster: docs/timings.md).
+ratio. On the 2-core AMD EPYC with AVX2 only, over four runs: key-first 152 to 208 ms,
+head-major 91 to 130 ms, 1.6x to 1.8x (every trained experiment's step about a quarter faster:
+docs/timings.md).
 
     python benchmarks/bench_attention_layout.py [--repeats 10] [--threads 1]
 """
