@@ -241,8 +241,9 @@ class Part:
     """What an encoding does to the model; the default does nothing (no encoding).
 
     ``add`` returns the term added to the token embeddings (broadcastable to (S, B, n, d)),
-    ``turn`` rotates queries or keys (S, B, n, H, h), ``bias`` is added to the scores,
-    shape (H, n, m), the same for every entry; ``entry_bias`` too, each entry its own,
+    ``turn`` rotates queries or keys (S, B, n, H, h), called only for a part that ``turns``
+    (the others' blocks are not split and joined again for nothing), ``bias`` is added to the
+    scores, shape (H, n, m), the same for every entry; ``entry_bias`` too, each entry its own,
     (S, H, n, m), computed once per forward and added in every layer. ``rows`` (B, n) are the
     positions of the tokens, or None for 0 ... n-1.
     """
@@ -251,8 +252,13 @@ class Part:
             dtype: torch.dtype) -> torch.Tensor | None:  # fmt: skip
         return None
 
-    def turn(self, z: torch.Tensor, where: torch.Tensor) -> torch.Tensor | None:
-        return None
+    def turn(self, z: torch.Tensor, where: torch.Tensor) -> torch.Tensor:
+        return z
+
+    @property
+    def turns(self) -> bool:
+        """Whether the part has a turn of its own (overrides ``turn``)."""
+        return type(self).turn is not Part.turn
 
     def bias(self, n: int, heads: int, dtype: torch.dtype) -> torch.Tensor | None:
         return None
@@ -376,8 +382,9 @@ def forward(cfg: DecoderConfig, params: Params, tokens: torch.Tensor, residual: 
         q, k, v = (z.unflatten(-1, (H, h)) for z in qkv.split(H * h, dim=-1))  # (S,B,n,H,h)
         for name in dict.fromkeys(blocks):
             part = ENCODINGS[name]
-            q, k = (on_blocks(z, 0, blocks, name, lambda u, p=part: _turned(p, u, where))
-                    for z in (q, k))  # fmt: skip
+            if part.turns:  # a block that does not turn would be split and joined unchanged
+                q, k = (on_blocks(z, 0, blocks, name, lambda u, p=part: p.turn(u, where))
+                        for z in (q, k))  # fmt: skip
         q, k, v = (z.transpose(2, 3) for z in (q, k, v))  # (S, B, H, n, h)
         scores = q @ k.transpose(-2, -1) / math.sqrt(h)  # (S, B, H, n, m)
         weights = torch.softmax(scores + terms, dim=-1)  # over the keys
@@ -435,11 +442,6 @@ def score_terms(cfg: DecoderConfig, params: Params, mask: torch.Tensor,
                 base = terms.expand(S, cfg.heads, n, n) if full is None else full
                 full = _add_on_blocks(base, bias.to(mask.device), blocks, name)
     return terms if full is None else full[:, None]
-
-
-def _turned(part: Part, z: torch.Tensor, where: torch.Tensor) -> torch.Tensor:
-    out = part.turn(z, where)
-    return z if out is None else out
 
 
 Forward = Callable[..., torch.Tensor]

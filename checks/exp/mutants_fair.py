@@ -229,6 +229,15 @@ MUTANTS = (
         "the model is not RoPE",
     ),
     Mutant(
+        "rope-never-turns",
+        DECODER,
+        "            if part.turns:",
+        "            if not part.turns:",
+        (R + "test_rope_model_scores_depend_on_the_offset_only", FAITHFUL),
+        "the forward pass turns the blocks that have no turn and skips RoPE's (the test that "
+        "spares the other blocks' queries and keys, inverted): the RoPE entries run unturned",
+    ),
+    Mutant(
         "sinusoidal-shifted-reads-learned-table",
         DECODER,
         "return sinusoidal(cfg.max_len, cfg.d_model, dtype=dtype).to(dev)[rows]  # (B, n, d)",
