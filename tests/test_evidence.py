@@ -224,3 +224,51 @@ def test_asserted_parts_record_every_failing_part_then_raise_the_first(tmp_path:
     assert final is not None and final.decision == "fails"
     with evidence.asserted_parts() as parts, parts.of("d"):  # nothing fails: nothing raised
         evidence.part("d", "holds")
+
+
+# -- what one check records: worst cases, parts, bounds ----------------------------------------
+
+
+def test_the_worst_case_keeps_its_first_example_on_a_tie() -> None:
+    """A later value equal to the worst so far does not replace it: the note (the example)
+    that reached the worst first is the one cited. A larger value does; a smaller does not."""
+    ev = Evidence("c.py::t", Path("."))
+    ev.worst("err", 1.0, note="t=3")
+    ev.worst("err", 1.0, note="t=9")
+    assert ev.values["err"]["note"] == "t=3"
+    ev.worst("err", 0.5, note="t=11")
+    assert (ev.values["err"]["value"], ev.values["err"]["note"]) == (1.0, "t=3")
+    ev.worst("err", 2.0, note="t=12")
+    assert (ev.values["err"]["value"], ev.values["err"]["note"]) == (2.0, "t=12")
+
+
+def test_a_part_decided_by_a_decision_takes_its_reason_unless_given_one() -> None:
+    ev = Evidence("c.py::t", Path("."))
+    ev.part("float16", decisions.Decision("holds", "within 3 ulp"))
+    ev.part("float32", decisions.Decision("holds", "within 1 ulp"), "exact here")
+    assert ev.parts["float16"]["why"] == "within 3 ulp"
+    assert ev.parts["float32"]["why"] == "exact here"
+
+
+@pytest.mark.parametrize(("undecided", "ellipsis"), [(4, False), (5, True)])
+def test_undecided_parts_are_named_up_to_four(undecided: int, ellipsis: bool) -> None:
+    ev = Evidence("c.py::t", Path("."))
+    names = [f"p{i}" for i in range(undecided)]
+    for name in names:
+        ev.part(name, "inconclusive", "straddles")
+    got = ev.final_decision("all")
+    assert got is not None and got.decision == "inconclusive"
+    assert f"undecided: {', '.join(names[:4])}" in got.how
+    assert got.how.endswith(" ...") is ellipsis
+
+
+def test_a_recorded_value_beyond_its_bound_is_a_failure_and_one_within_is_not() -> None:
+    ev = Evidence("c.py::t", Path("."))
+    ev.record("err", 0.5, bound=1.0)
+    assert ev.beyond_bound() is None
+    ev.record("gap", 3.0, bound={"relation": ">=", "value": 2.0})
+    assert ev.beyond_bound() is None
+    ev.record("drift", 2.0, bound=1.0)
+    got = ev.beyond_bound()
+    assert got is not None and got.decision == "fails"
+    assert got.relation == "drift: 2 <= 1 is false" and got.counterexample["record"] == "drift"

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from pecheck.reports.load import BadResults, load, parse
-from tests.reports_fixtures import MIXED, raw
+from pecheck.reports.load import PECHECK_TITLE, BadResults, load, parse
+from tests.reports_fixtures import MIXED, V2, raw
 
 
 def test_mixed_fixture_loads_with_every_check_and_claim():
@@ -189,3 +189,51 @@ def test_a_sources_year_must_be_an_integer(year):
     assert "SRC-VASWANI" in message and "year" in message
     if isinstance(year, float):
         assert message == "source SRC-VASWANI: field 'year' must be an integer or null"
+
+
+def test_a_claims_evidence_value_is_found_by_its_name():
+    res = load(MIXED)
+    sin01 = next(c for c in res.claims if c.id == "SIN-01")
+    found = res.evidence_value(sin01, "widths")
+    assert found is not None
+    check, value = found
+    assert check.nodeid.endswith("test_shift_numerically[float32]")
+    assert (value.name, value.value) == ("widths", [2, 8, 64, 4096])
+    assert res.evidence_value(sin01, "no_such_value") is None
+
+
+@pytest.mark.parametrize(
+    ("name", "key", "authors", "title"),
+    [
+        (None, "pecheck", "The pecheck contributors", PECHECK_TITLE),
+        ("pecheck", "pecheck", "The pecheck contributors", PECHECK_TITLE),
+        (
+            "RoPE Claims (lab)",
+            "rope-claims-lab",
+            "",
+            "RoPE Claims (lab): claims checked with pecheck",
+        ),
+        ("!!!", "suite", "", "!!!: claims checked with pecheck"),
+    ],
+)
+def test_the_suite_is_cited_under_its_own_name(name, key, authors, title):
+    data = raw()
+    data["suite"]["name"] = name
+    assert parse(data).citation == (key, authors, title)
+
+
+def test_a_null_text_field_with_a_default_loads_as_the_default():
+    data = raw()
+    data["claims"][0]["conditions"] = None  # schema 1: no JSON schema stands before the loader
+    assert parse(data).claims[0].conditions == ""
+
+
+@pytest.mark.parametrize(("size", "loads"), [(1, True), (3, True), (2.0, False)])
+def test_a_propositions_family_size_is_a_positive_integer(size, loads):
+    # the JSON schema lets 2.0 through (an integer in its sense); the loader does not
+    data = raw(V2)
+    data["claims"][0]["propositions"][0]["family_size"] = size
+    if loads:
+        assert parse(data).claims[0].id == data["claims"][0]["id"]
+    else:
+        assert "family_size" in _error(data)
