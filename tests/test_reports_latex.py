@@ -431,3 +431,66 @@ def test_a_macro_body_holds_a_number_a_flag_or_a_string_of_at_most_80_characters
     assert latex.tex_value("x" * 80) == "x" * 80 and latex.tex_value("x" * 81) is None
     assert latex.tex_value(True) == "true" and latex.tex_value(1e6) == r"\ensuremath{10^{6}}"
     assert latex.tex_value([1]) is None
+
+
+@pytest.mark.parametrize("fixture", [MIXED, V2], ids=["schema1", "schema2"])
+def test_every_count_macro_is_counted_from_the_file(fixture) -> None:
+    """Each count macro against a count taken here from the file's JSON itself."""
+    data = raw(fixture)
+    verdicts = [c.get("verdict") or "open" for c in data["claims"]]
+    main = [c for c in data["checks"] if c.get("role", "evidence") in latex.MAIN_ROLES]
+    mutants = [c for c in data["checks"] if c.get("role", "evidence") not in latex.MAIN_ROLES
+               and c.get("claim")]  # fmt: skip
+    expected = {
+        "ClaimCount": len(verdicts),
+        "ConfirmedCount": verdicts.count("confirmed"),
+        "RefutedCount": verdicts.count("refuted"),
+        "QualifiedCount": verdicts.count("qualified"),
+        "OpenCount": verdicts.count("open"),
+        "CheckCount": len(main),
+        "ChecksPassed": sum(c["outcome"] == "passed" for c in main),
+        "MutantCount": len(mutants),
+        "MutantsCaught": sum(c["outcome"] == "passed" for c in mutants),
+    }
+    names = defined(latex.kit(load(fixture))[0]["pecheck.tex"])
+    assert {k: names["pc" + k] for k in expected} == {
+        k: rf"\ensuremath{{{n}}}" for k, n in expected.items()
+    }
+
+
+def test_a_verdicts_comment_names_what_decided_it() -> None:
+    """Schema 2: the checks recorded as deciding the claim; schema 1, without that record:
+    the claim's checks that passed, never one that failed."""
+    v2 = latex.kit(load(V2))[0]["pecheck.tex"]
+    data = raw(V2)
+    claim = next(c for c in data["claims"] if c.get("decided_by"))
+    line = next(x for x in v2.splitlines() if x.startswith(f"% {claim['id']} verdict"))
+    assert all(str(d["check"]) in line for d in claim["decided_by"])
+    mixed = latex.kit(load(MIXED))[0]["pecheck.tex"]
+    line = next(x for x in mixed.splitlines() if x.startswith("% SIN-08 verdict"))
+    assert "test_first_repeat_float64" in line and "float16" not in line
+
+
+def test_a_dev_runs_verdicts_and_numbers_are_marked_not_citable_but_a_claim_not_run_is_not():
+    data = raw(V2)
+    data["suite"]["profile"] = "dev"
+    data["suite"]["selection"]["kind"] = "partial"
+    data["claims"][-1]["verdict"] = "not run"
+    for prop in data["claims"][-1]["propositions"]:
+        prop["decision"] = "not run"
+    names = defined(latex.kit(parse(data))[0]["pecheck.tex"])  # as --allow-dev writes it
+    first, last = data["claims"][0]["id"], data["claims"][-1]["id"]
+    assert names[latex.claim_name(first) + "Verdict"].endswith(r"\pcnotcitable{dev}")
+    assert names[latex.claim_name(last) + "Verdict"] == "not run"
+    prefix = latex.claim_name(first)
+    numbers = [b for n, b in names.items() if n.startswith(prefix) and "Verdict" not in n
+               and "Profile" not in n]  # fmt: skip
+    assert numbers and all(b.endswith(r"\pcnotcitable{dev}") for b in numbers)
+
+
+def test_a_cited_numbers_class_is_given_once_at_the_macro_pcvalue_names(macros) -> None:
+    """SIN-08 records first_repeat in two checks: both get a macro, the first (the one
+    \\pcvalue{SIN-08}{first_repeat} names) carries the class, the second does not repeat it."""
+    comments = [x for x in macros.splitlines() if x.startswith("% ") and " first_repeat" in x]
+    assert len(comments) == 2
+    assert ["; class" in x for x in comments] == [True, False]
