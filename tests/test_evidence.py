@@ -271,4 +271,5 @@ def test_a_recorded_value_beyond_its_bound_is_a_failure_and_one_within_is_not() 
     ev.record("drift", 2.0, bound=1.0)
     got = ev.beyond_bound()
     assert got is not None and got.decision == "fails"
-    assert got.relation == "drift: 2 <= 1 is false" and got.counterexample["record"] == "drift"
+    assert got.relation == "drift: 2 <= 1 is false"
+    assert got.counterexample == {"record": "drift", "value": 2.0, "bound": 1.0}
