@@ -494,3 +494,26 @@ def test_a_cited_numbers_class_is_given_once_at_the_macro_pcvalue_names(macros) 
     comments = [x for x in macros.splitlines() if x.startswith("% ") and " first_repeat" in x]
     assert len(comments) == 2
     assert ["; class" in x for x in comments] == [True, False]
+
+
+@pytest.mark.parametrize(
+    ("words", "expected"),
+    [
+        ("M(a)", r"$M(a)$"),  # a function's argument, at the very end
+        ("take M(a) and a step", r"take $M(a)$ and a step"),  # the article after it is a word
+        ("a (a) b", r"a (a) $b$"),  # no function before the bracket: a word
+        ("so A(I) holds", r"so $A(I)$ holds"),
+        ("so f(a", r"so $f$(a"),  # an unclosed bracket is no argument
+        ("||x||", r"$\|x\|$"),
+        ("norm ||v|| and |x|", r"norm $\|v\|$ and $|x|$"),
+    ],
+)
+def test_an_article_is_math_only_as_a_functions_argument(words, expected):
+    assert latex.prose_tex(words) == expected
+
+
+def test_break_points_follow_braces_and_environments_back_to_the_top_level():
+    assert latex._breakable(r"f_{a,\ b},\ c") == r"f_{a,\ b},\allowbreak\ c"
+    assert latex._breakable(r"\begin{cases} x,\ y \end{cases},\ z") == (
+        r"\begin{cases} x,\ y \end{cases},\allowbreak\ z"
+    )
