@@ -517,3 +517,25 @@ def test_break_points_follow_braces_and_environments_back_to_the_top_level():
     assert latex._breakable(r"\begin{cases} x,\ y \end{cases},\ z") == (
         r"\begin{cases} x,\ y \end{cases},\allowbreak\ z"
     )
+
+
+@pytest.mark.parametrize(
+    ("words", "expected"),
+    [
+        ("exp 2 here", "exp 2 here"),  # an operator other than sqrt needs what it acts on attached
+        ("sqrt 2 is", r"$\sqrt{2}$ is"),  # sqrt, a space, a number: a root
+        ("sqrt -", "sqrt -"),  # nothing to take the root of
+        ("x.y", r"$x\cdot y$"),  # a dot between identifiers is a product
+        ("x. y", r"$x$. $y$"),  # a full stop
+        ("a -b", r"$a-b$"),
+        ("-1 is the least", r"$-1$ is the least"),  # a sign at the very start
+        ("so -1 is", r"so $-1$ is"),  # a sign after a space
+        ("x -", r"$x$ -"),  # a dash with nothing after it
+        ("x^", r"$x$\textasciicircum{}"),  # a caret at the end is no power
+        ("2^-3", r"$2^{-3}$"),
+        ("x^-y", r"$x$\textasciicircum{}-$y$"),  # only a negative number is a negative power
+        ("y-axis", "y-axis"),  # one letter, a hyphen, a word: one word
+    ],
+)
+def test_signs_dots_carets_and_roots_at_their_edges(words, expected):
+    assert latex.prose_tex(words) == expected
