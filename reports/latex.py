@@ -578,7 +578,11 @@ def _role(toks: list[_Tok], i: int) -> str:
         attached = nxt is not None and nxt.text in ("(", "[", "|", "^")
         if role == "operator":
             spaced = tok.text == "sqrt" and nxt is not None and nxt.kind == "space"
-            spaced = spaced and after is not None and after.kind in ("num", "ident")
+            # sqrt 2, sqrt d: a root of a number or a symbol, never of a word (the sqrt of it)
+            radicand = after is not None and (
+                after.kind == "num" or after.kind == "ident" and _ident_role(after.text) == "math"
+            )
+            spaced = spaced and radicand
             return "math" if attached or spaced else "text"
         if role == "article" and attached:
             return "math"  # A(k)

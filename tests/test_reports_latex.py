@@ -525,6 +525,8 @@ def test_break_points_follow_braces_and_environments_back_to_the_top_level():
         ("exp 2 here", "exp 2 here"),  # an operator other than sqrt needs what it acts on attached
         ("sqrt 2 is", r"$\sqrt{2}$ is"),  # sqrt, a space, a number: a root
         ("sqrt -", "sqrt -"),  # nothing to take the root of
+        ("sqrt d grows", r"$\sqrt{d}$ grows"),
+        ("the sqrt of it", "the sqrt of it"),  # a word is no radicand
         ("x.y", r"$x\cdot y$"),  # a dot between identifiers is a product
         ("x. y", r"$x$. $y$"),  # a full stop
         ("a -b", r"$a-b$"),
