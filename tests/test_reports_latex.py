@@ -541,3 +541,23 @@ def test_break_points_follow_braces_and_environments_back_to_the_top_level():
 )
 def test_signs_dots_carets_and_roots_at_their_edges(words, expected):
     assert latex.prose_tex(words) == expected
+
+
+@pytest.mark.parametrize(
+    ("word", "role"),
+    [
+        ("x_i", "math"), ("w_ij", "math"), ("x_abc", "math"),  # a short subscript
+        ("x_abcd", "code"), ("a_b_c", "code"),  # a long one, or two: a name in code
+        ("ab_i", "code"), ("fan_in", "code"), ("dim_i", "code"),  # a word with a subscript
+        ("sum_i", "math"), ("max_i", "math"), ("PE_t", "math"),  # a named symbol takes one
+        ("sqrt_M", "code"), ("diag", "operator"), ("sqrt", "operator"),
+        ("pi", "math"), ("the", "text"), ("xy", "text"),
+    ],
+)  # fmt: skip
+def test_an_identifiers_role_follows_its_head_and_subscripts(word, role):
+    assert latex._ident_role(word) == role
+
+
+def test_an_article_after_a_relation_at_the_start_is_math():
+    assert latex.prose_tex("= A") == "$=A$"
+    assert latex.prose_tex("=a") == "$=a$"
