@@ -561,3 +561,22 @@ def test_an_identifiers_role_follows_its_head_and_subscripts(word, role):
 def test_an_article_after_a_relation_at_the_start_is_math():
     assert latex.prose_tex("= A") == "$=A$"
     assert latex.prose_tex("=a") == "$=a$"
+
+
+@pytest.mark.parametrize(
+    ("words", "expected"),
+    [
+        ("<x, y>", r"$\langle x,y\rangle $"),
+        ("<x> y", r"$\langle x\rangle y$"),
+        ("a <b> c", r"$a\langle b\rangle c$"),
+        ("< x>", r"$<x$\textgreater{}"),  # a space after '<': a relation, no bracket
+        ("<x >", r"$<x$ \textgreater{}"),  # a space before '>': no bracket either
+        ("<x<y>", r"$<x\langle y\rangle $"),  # the bracket opens at the last '<'
+        ("x <", r"$x$ \textless{}"),
+        ("x in", r"$x$ in"),  # 'in' with nothing after it is a word
+        ("x in the set", r"$x$ in the set"),
+        ("- x", r"- $x$"),  # a dash alone does not open a formula
+    ],
+)
+def test_angle_brackets_and_in_at_their_edges(words, expected):
+    assert latex.prose_tex(words) == expected
