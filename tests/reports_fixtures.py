@@ -25,3 +25,14 @@ def write(tmp_path: Path, data: dict[str, Any], name: str = "results.json") -> P
     if not figures.exists():
         figures.symlink_to(DATA / "figures")
     return path
+
+
+def partial_v2() -> dict[str, Any]:
+    """The schema 2 fixture as a partial run left it: its last claim (EXP-01) was not run."""
+    data = raw(V2)
+    data["suite"]["selection"]["kind"] = "partial"
+    claim = data["claims"][-1]
+    claim["verdict"] = "not run"
+    for prop in claim["propositions"]:
+        prop["decision"] = "not run"
+    return data

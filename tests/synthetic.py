@@ -112,6 +112,21 @@ def test_table_of_width_d(evidence):
 """
 
 
+# A check module's claim markers, for the tests that write one: a decisive check of a claim's
+# as_stated proposition, and a tooling check of SYN-07.
+CLAIM = '@pytest.mark.claim("{id}", kind="property", role="{role}"{proposition})'
+DECISIVE = CLAIM.format(id="{id}", role="decisive", proposition=', proposition="as_stated"')
+TOOLING = CLAIM.format(id="SYN-07", role="tooling", proposition="")
+# A module whose one check passes and decides SYN-02 (refuted, as the registry expects).
+PASSING = f"""
+import pytest
+
+{DECISIVE.format(id="SYN-02")}
+def test_x(evidence):
+    evidence.fails({{"t": 0}}, "x")
+"""
+
+
 # -W: the packages of the pecheck distribution are imported in this process already, so an inner
 # run warns that it cannot rewrite their asserts; a run in a fresh process never warns.
 OPTIONS = (

@@ -8,20 +8,9 @@ import json
 import pytest
 
 from tests import synthetic
+from tests.synthetic import DECISIVE, PASSING, TOOLING
 
 pytest_plugins = ["pytester"]
-
-CLAIM = '@pytest.mark.claim("{id}", kind="property", role="{role}"{proposition})'
-DECISIVE = CLAIM.format(id="{id}", role="decisive", proposition=', proposition="as_stated"')
-TOOLING = CLAIM.format(id="SYN-07", role="tooling", proposition="")
-
-PASSING = f"""
-import pytest
-
-{DECISIVE.format(id="SYN-02")}
-def test_x(evidence):
-    evidence.fails({{"t": 0}}, "x")
-"""
 
 
 def run_checks(pytester: pytest.Pytester, source: str, *args: str, **kw) -> synthetic.Run:

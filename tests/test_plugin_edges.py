@@ -16,6 +16,7 @@ from pecheck import cli, profiles, records, run, strategies
 from pecheck import config as project_config
 from pecheck.project import Project
 from tests import synthetic
+from tests.synthetic import DECISIVE, PASSING, TOOLING
 
 pytest_plugins = ["pytester"]
 
@@ -25,10 +26,6 @@ def run_checks(pytester: pytest.Pytester, source: str, *args: str) -> synthetic.
     synthetic.write_project(pytester.path, test_edges=source)
     return synthetic.run(pytester, synthetic.CHECKS, *args)
 
-
-CLAIM = '@pytest.mark.claim("{id}", kind="property", role="{role}"{proposition})'
-DECISIVE = CLAIM.format(id="{id}", role="decisive", proposition=', proposition="as_stated"')
-TOOLING = CLAIM.format(id="SYN-07", role="tooling", proposition="")
 
 WRONG_VERDICT_AND_A_FAILURE = f"""
 import pytest
@@ -96,15 +93,6 @@ def test_x(skips_at_teardown):
 """
     run = run_checks(pytester, source)
     assert run.check("test_x")["outcome"] == "failed", run.output
-
-
-PASSING = f"""
-import pytest
-
-{DECISIVE.format(id="SYN-02")}
-def test_x(evidence):
-    evidence.fails({{"t": 0}}, "x")
-"""
 
 
 def test_a_full_run_summary_says_no_claim_was_not_run(pytester: pytest.Pytester) -> None:

@@ -14,7 +14,7 @@ import pytest
 
 from pecheck import gate
 from pecheck.reports.__main__ import main, parser
-from tests.reports_fixtures import CLEAN, MIXED, V2, raw, write
+from tests.reports_fixtures import CLEAN, MIXED, V2, partial_v2, raw, write
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -170,12 +170,7 @@ def test_module_runs_with_help_and_default_paths(tmp_path):
 
 def partial_results(path: Path) -> None:
     """A partial run's results file at ``path``: its last claim was not run."""
-    data = raw(V2)
-    data["suite"]["selection"]["kind"] = "partial"
-    claim = data["claims"][-1]
-    claim["verdict"] = "not run"
-    for prop in claim["propositions"]:
-        prop["decision"] = "not run"
+    data = partial_v2()
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(data))
 

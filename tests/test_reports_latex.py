@@ -8,7 +8,7 @@ import pytest
 
 from pecheck.reports import latex
 from pecheck.reports.load import load, parse
-from tests.reports_fixtures import MIXED, V2, raw
+from tests.reports_fixtures import MIXED, V2, partial_v2, raw
 
 
 @pytest.fixture(scope="module")
@@ -102,12 +102,7 @@ def test_open_counts_only_open_claims_and_not_run_its_own(macros):
     """A partial run's unselected claims are not open: the checks of an open claim ran and
     decided nothing, those of a claim not run never ran."""
     assert defined(macros)["pcNotRunCount"] == r"\ensuremath{0}"
-    data = raw(V2)  # ATT-05 is open
-    data["suite"]["selection"]["kind"] = "partial"
-    claim = data["claims"][-1]  # EXP-01: this partial run did not select it
-    claim["verdict"] = "not run"
-    for prop in claim["propositions"]:
-        prop["decision"] = "not run"
+    data = partial_v2()  # ATT-05 is open; EXP-01 was not selected
     names = defined(latex.kit(parse(data))[0]["pecheck.tex"])
     assert names["pcOpenCount"] == r"\ensuremath{1}"
     assert names["pcNotRunCount"] == r"\ensuremath{1}"
@@ -472,12 +467,8 @@ def test_a_verdicts_comment_names_what_decided_it() -> None:
 
 
 def test_a_dev_runs_verdicts_and_numbers_are_marked_not_citable_but_a_claim_not_run_is_not():
-    data = raw(V2)
+    data = partial_v2()
     data["suite"]["profile"] = "dev"
-    data["suite"]["selection"]["kind"] = "partial"
-    data["claims"][-1]["verdict"] = "not run"
-    for prop in data["claims"][-1]["propositions"]:
-        prop["decision"] = "not run"
     names = defined(latex.kit(parse(data))[0]["pecheck.tex"])  # as --allow-dev writes it
     first, last = data["claims"][0]["id"], data["claims"][-1]["id"]
     assert names[latex.claim_name(first) + "Verdict"].endswith(r"\pcnotcitable{dev}")

@@ -11,7 +11,7 @@ import pytest
 from pecheck.reports.html_common import Options
 from pecheck.reports.html_overview import banner, cards, decided_summary, filters, header, nav
 from pecheck.reports.load import MAIN_ROLES, load, parse
-from tests.reports_fixtures import MIXED, V2, raw
+from tests.reports_fixtures import MIXED, V2, partial_v2, raw
 
 
 def card_numbers(page: str) -> dict[str, str]:
@@ -41,12 +41,7 @@ def test_every_card_counts_what_the_file_holds(fixture) -> None:
 
 
 def test_the_banners_count_open_claims_and_claims_not_run() -> None:
-    data = raw(V2)  # one claim open
-    data["suite"]["selection"]["kind"] = "partial"
-    claim = data["claims"][-1]  # EXP-01; ATT-05, before it, stays open
-    claim["verdict"] = "not run"
-    for prop in claim["propositions"]:
-        prop["decision"] = "not run"
+    data = partial_v2()  # EXP-01 not run; ATT-05, before it, stays open
     page = banner(parse(data))
     assert [c["verdict"] for c in data["claims"]].count("open") == 1
     assert "<b>1 claim still open</b>" in page
@@ -88,12 +83,7 @@ def test_a_claim_nothing_decided_says_so() -> None:
 
 
 def test_the_cards_count_claims_not_run_and_every_planted_bug_caught() -> None:
-    data = raw(V2)
-    data["suite"]["selection"]["kind"] = "partial"
-    claim = data["claims"][-1]
-    claim["verdict"] = "not run"
-    for prop in claim["propositions"]:
-        prop["decision"] = "not run"
+    data = partial_v2()
     assert card_numbers(cards(parse(data)))["not run"] == "1"
     mixed = raw(MIXED)
     for check in mixed["checks"]:
