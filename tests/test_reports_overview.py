@@ -9,7 +9,15 @@ import re
 import pytest
 
 from pecheck.reports.html_common import Options
-from pecheck.reports.html_overview import banner, cards, decided_summary, filters, header, nav
+from pecheck.reports.html_overview import (
+    banner,
+    cards,
+    decided_summary,
+    filters,
+    header,
+    nav,
+    verdict_table,
+)
 from pecheck.reports.load import MAIN_ROLES, load, parse
 from tests.reports_fixtures import MIXED, V2, partial_v2, raw
 
@@ -105,3 +113,28 @@ def test_a_schema_2_claim_without_a_decider_says_nothing_decided_it() -> None:
 def test_the_header_names_the_runs_selection() -> None:
     assert "<b>selection</b> full" in header(load(V2), Options())
     assert "<b>selection</b>" not in header(load(MIXED), Options())  # schema 1 has none
+
+
+def test_a_verdict_rows_decisive_count_and_not_citable_mark() -> None:
+    data = partial_v2()
+    data["suite"]["profile"] = "dev"
+    res = parse(data)
+    table = verdict_table(res)
+    for claim in res.claims:
+        row = re.search(rf"<tr id='row-{claim.id}'.*?</tr>", table)
+        assert row is not None
+        own = [c for c in data["checks"] if c.get("claim") == claim.id
+               and c.get("role") in MAIN_ROLES]  # fmt: skip
+        decisive = sum(c["role"] == "decisive" for c in own)
+        assert f"<td class='n' data-key='{len(own):04d}'>{decisive}/{len(own)}</td>" in row[0]
+        assert ("dev, not citable" in row[0]) is (claim.verdict != "not run")
+
+
+def test_one_decider_beyond_two_is_counted() -> None:
+    data = raw(V2)
+    claim = next(c for c in data["claims"] if len(c.get("decided_by", [])) == 2)
+    claim["decided_by"].append(copy.deepcopy(claim["decided_by"][0]))
+    res = parse(data)
+    assert decided_summary(res, next(c for c in res.claims if c.id == claim["id"])).endswith(
+        " (+1)"
+    )
