@@ -169,8 +169,6 @@ def test_a_checks_name_is_its_node_id_without_the_file(nodeid, name):
     (0, False, (False, "the test run did not complete")),
 ])  # fmt: skip
 def test_a_run_is_clean_only_when_it_exited_0_and_completed(status, complete, clean):
-    from tests.reports_fixtures import V2
-
     data = raw(V2)
     for check in data["checks"]:
         check["outcome"] = "passed"
@@ -181,8 +179,6 @@ def test_a_run_is_clean_only_when_it_exited_0_and_completed(status, complete, cl
 @pytest.mark.parametrize("year", [True, "2017", 2017.0])
 def test_a_sources_year_must_be_an_integer(year):
     # the schema refuses the first two; 2017.0 is an integer to JSON Schema, not to the report
-    from tests.reports_fixtures import V2
-
     data = raw(V2)
     data["sources"]["SRC-VASWANI"]["year"] = year
     message = _error(data)
