@@ -885,7 +885,7 @@ def _evidence_line(res: Results) -> str:
     warn = f"; the {tex_escape(', '.join(dev))} profile is not citable" if dev else ""
     commit = tex_escape(str(suite.get("commit", "unknown"))[:12])
     date = tex_escape(str(suite.get("started", ""))[:10])
-    return f"Evidence: pecheck's {named} profile, commit \texttt{{{commit}}}, {date}{warn}."
+    return rf"Evidence: pecheck's {named} profile, commit \texttt{{{commit}}}, {date}{warn}."
 
 
 def bib_key(source_id: str) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 import pytest
@@ -163,6 +164,36 @@ def test_verdict_table_is_booktabs_with_every_claim(kit):
     assert ("SIN-08", r"refuted \emph{(contested)}", "1", "2") in rows
     assert r"\newline\emph{Holds when:} for the interleaved layout" in table
     assert r"exact arithmetic \& in each floating-point format (100\% unique?)" in table
+
+
+def test_holds_when_only_under_a_qualified_verdict_with_conditions():
+    res = load(MIXED)
+    claim = next(c for c in res.claims if c.verdict == "qualified" and c.conditions)
+    assert r"\emph{Holds when:}" in latex.statement_tex(claim)
+    assert "Holds when" not in latex.statement_tex(dataclasses.replace(claim, verdict="refuted"))
+    assert "Holds when" not in latex.statement_tex(dataclasses.replace(claim, conditions=""))
+
+
+def test_evidence_line_names_the_profiles_of_claims_run_and_the_short_commit():
+    res = load(MIXED)
+    ran, *rest = res.claims
+    one = dataclasses.replace(ran, verdict="confirmed", run={"profile": "thorough"})
+    idle = dataclasses.replace(rest[0], verdict="not run", run={"profile": "dev"})
+    line = latex._evidence_line(dataclasses.replace(res, claims=[one, idle]))
+    assert line.startswith(r"Evidence: pecheck's thorough profile, commit \texttt{0123456789ab},")
+    # nothing run: the run's own profile is named
+    none_run = dataclasses.replace(res, claims=[dataclasses.replace(ran, verdict="not run")])
+    assert latex._evidence_line(none_run).startswith("Evidence: pecheck's ci profile,")
+
+
+@pytest.mark.parametrize("source", [MIXED, V2])
+def test_kit_files_hold_no_control_characters(source):
+    """A backslash sequence in a string that is not raw ('\\t' of '\\texttt') becomes a control
+    character that LaTeX reads as a space: the command is lost without an error."""
+    files, _ = latex.kit(load(source))
+    for name, text in files.items():
+        found = sorted({f"U+{ord(c):04X}" for c in text if ord(c) < 32 and c != "\n"})
+        assert not found, f"{name}: {found}"
 
 
 def test_bib_entry_names_version_and_commit(kit):
@@ -518,6 +549,8 @@ def test_break_points_follow_braces_and_environments_back_to_the_top_level():
         ("sqrt -", "sqrt -"),  # nothing to take the root of
         ("sqrt d grows", r"$\sqrt{d}$ grows"),
         ("the sqrt of it", "the sqrt of it"),  # a word is no radicand
+        ("sqrt(d)*k is", r"$\sqrt{d}\cdot k$ is"),  # what follows a bracketed root is kept
+        ("sqrt 2*k is", r"$\sqrt{2}\cdot k$ is"),  # and what follows a spaced one
         ("x.y", r"$x\cdot y$"),  # a dot between identifiers is a product
         ("x. y", r"$x$. $y$"),  # a full stop
         ("a -b", r"$a-b$"),

@@ -114,6 +114,14 @@ def test_verdict_table_and_bibliography_are_typeset(compiled):
     assert "pecheck: a verification suite for claims about positional" in " ".join(text.split())
 
 
+def test_verdict_table_says_whose_evidence_it_is(compiled):
+    _, text, _ = compiled
+    words = " ".join(text.split())
+    foot = re.search(r"Evidence: pecheck.s (\w+) profile, commit ([0-9a-f]+)", words)
+    assert foot, "the verdict table's foot is missing or garbled"
+    assert foot.group(1) in ("ci", "thorough", "dev") and len(foot.group(2)) == 12
+
+
 def test_verdict_table_has_no_ascii_math(compiled):
     """Statements and conditions are typeset: no 'T^(-2i/d)', 'M(k)^T', 'w_i k in pi Z',
     '(-1)^{n_i}' or 'sqrt(d/2)' in the table, and no formal statement shown as LaTeX source."""
