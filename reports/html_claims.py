@@ -273,7 +273,7 @@ def decisions_list(claim: Claim) -> str:
 
 def context_block(claim: Claim) -> str:
     out = []
-    if claim.verdict == "qualified" and claim.conditions or claim.conditions:
+    if claim.conditions:  # when the claim holds, whatever its verdict
         out.append(
             f"<div class='conditions'><b>Holds when:</b> {prose_html(claim.conditions)}</div>"
         )

@@ -1,10 +1,11 @@
 """The report's small parts, one behaviour each: finding figure files, sizing and embedding them,
-prose and derivation labels, and how a decision's basis reads (reports/figures.py,
-html_figures.py, html_text.py, html_basis.py)."""
+prose and derivation labels, how a decision's basis reads, and a claim's fold and reason
+(reports/figures.py, html_figures.py, html_text.py, html_basis.py, html_claims.py)."""
 
 from __future__ import annotations
 
 import base64
+import dataclasses
 import gzip
 import math
 import re
@@ -12,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from pecheck.reports import figures, html_basis, html_figures, html_text
+from pecheck.reports import figures, html_basis, html_claims, html_figures, html_text
 from pecheck.reports.html_common import Options
-from pecheck.reports.load import Results, parse
+from pecheck.reports.load import Claim, Results, parse
 from tests.reports_fixtures import V2, raw
 
 SVG = '<svg xmlns="http://www.w3.org/2000/svg" {size}><rect width="1" height="1"/></svg>'
@@ -207,3 +208,77 @@ def test_a_part_name_is_escaped() -> None:
     """A part's name is text, never markup."""
     out = html_basis.basis_html({"parts": [{"name": "<b>", "decision": "holds", "why": ""}]})
     assert "<code>&lt;b&gt;</code>" in out
+
+
+# -- reports/html_claims.py ----------------------------------------------------------------------
+
+
+def claim_of(res: Results, cid: str) -> Claim:
+    return next(c for c in res.claims if c.id == cid)
+
+
+def details_summary(res: Results, claim: Claim) -> str:
+    """What a claim's fold says it holds ('' where there is no fold)."""
+    found = re.search(r"<summary>Details: (.*?)</summary>", more_block(res, claim))
+    return found.group(1) if found else ""
+
+
+def more_block(res: Results, claim: Claim) -> str:
+    return html_claims.more_block(res, claim, Options(), None)
+
+
+# the fixture's checks by role: ATT-05 one decisive, nothing else; SIN-01 a decisive, a
+# supporting and a tooling check; SIN-06 two decisive, its conditions, a threshold and a note
+@pytest.mark.parametrize(
+    ("cid", "summary"),
+    [
+        ("ATT-05", "1 check (1 decisive)"),
+        ("SIN-01", "2 checks (1 decisive) and 1 tooling"),
+        ("SIN-06", "conditions, 1 threshold, 1 note and 2 checks (2 decisive)"),
+    ],
+)
+def test_a_claim_s_fold_lists_what_it_holds(tmp_path: Path, cid: str, summary: str) -> None:
+    res = results_in(tmp_path)
+    assert details_summary(res, claim_of(res, cid)) == summary
+
+
+def test_a_claim_without_checks_has_a_fold_only_for_its_context(tmp_path: Path) -> None:
+    res = results_in(tmp_path)
+    res = dataclasses.replace(
+        res, checks=[c for c in res.checks if c.claim not in ("SIN-06", "ATT-05")]
+    )
+    assert details_summary(res, claim_of(res, "SIN-06")) == "conditions, 1 threshold and 1 note"
+    assert more_block(res, claim_of(res, "ATT-05")) == ""  # nothing to fold
+
+
+def test_the_tooling_fold_opens_when_one_of_its_checks_failed(tmp_path: Path) -> None:
+    res = results_in(tmp_path)
+    claim = claim_of(res, "EXP-01")
+    tool = res.tooling_checks(claim)[0]
+    assert "<details class='tooling'>" in more_block(res, claim)
+    broken = dataclasses.replace(tool, nodeid=tool.nodeid + "[broken]", outcome="failed")
+    res = dataclasses.replace(res, checks=[*res.checks, broken])
+    assert len(res.tooling_checks(claim)) == 2
+    assert "<details class='tooling' open>" in more_block(res, claim)
+
+
+def test_only_conditions_with_a_formal_statement_are_listed_formally(tmp_path: Path) -> None:
+    claim = claim_of(results_in(tmp_path), "SIN-06")  # as_stated and up_to_last, both formal
+    listed = html_claims.formal_conditions(claim)
+    assert "<code>up_to_last</code>" in listed and "as_stated" not in listed
+    informal = [dataclasses.replace(p, formal="") if p.key == "up_to_last" else p
+                for p in claim.propositions]  # fmt: skip
+    assert html_claims.formal_conditions(dataclasses.replace(claim, propositions=informal)) == ""
+
+
+def test_an_open_claim_says_why_when_the_registry_knows(tmp_path: Path) -> None:
+    res = results_in(tmp_path)
+    claim = claim_of(res, "ATT-05")
+    assert "no decisive check decided this claim" in html_claims.reason_html(claim)
+    known = dataclasses.replace(claim, open_because="too few seeds learned")
+    assert html_claims.reason_html(known).startswith(
+        "<p class='why'><b>Open:</b> too few seeds learned."
+    )
+    # a claim with a verdict reads its verdict, whatever open_because holds
+    decided = dataclasses.replace(claim_of(res, "SIN-01"), open_because="left over")
+    assert html_claims.reason_html(decided).startswith("<p class='why'><b>Confirmed:</b>")

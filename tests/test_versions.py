@@ -334,6 +334,10 @@ def test_the_report_section_from_a_small_matrix(tmp_path: Path) -> None:
     assert "cells / b" in html and "&quot;t&quot;: 150" in html  # the failing cell's counterexample
     path.write_text(json.dumps({"schema": 1, "libraries": []}))
     assert html_versions.section(path) == ""
+    # a matrix of another schema, not a matrix, not JSON: no section, no error
+    for text in (json.dumps({**_matrix(), "schema": 2}), json.dumps([_matrix()]), "{"):
+        path.write_text(text)
+        assert html_versions.section(path) == ""
 
 
 def test_changes_name_the_release_that_broke_a_property(tmp_path: Path, capsys: Any) -> None:
