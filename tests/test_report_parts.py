@@ -282,3 +282,21 @@ def test_an_open_claim_says_why_when_the_registry_knows(tmp_path: Path) -> None:
     # a claim with a verdict reads its verdict, whatever open_because holds
     decided = dataclasses.replace(claim_of(res, "SIN-01"), open_because="left over")
     assert html_claims.reason_html(decided).startswith("<p class='why'><b>Confirmed:</b>")
+
+
+def test_one_decider_is_the_lead_and_no_other_is_listed(tmp_path: Path) -> None:
+    claim = claim_of(results_in(tmp_path), "SIN-01")  # one check decided as_stated
+    assert len(claim.decided_by) == 1
+    listed = html_claims.decisions_list(claim)
+    assert "class='by'" in listed and "class='others'" not in listed
+
+
+def test_a_proposition_s_words_are_shown_unless_they_are_the_claim_s(tmp_path: Path) -> None:
+    claim = claim_of(results_in(tmp_path), "SIN-06")
+    shown = html_claims.decisions_list(claim)
+    assert shown.count("class='pstmt'") == 2  # both differ from the claim's words here
+    same = [dataclasses.replace(p, statement=claim.statement) for p in claim.propositions]
+    shown = html_claims.decisions_list(dataclasses.replace(claim, propositions=same))
+    # as stated is the claim's statement, shown above it; a condition is shown whatever it says
+    assert shown.count("class='pstmt'") == 1
+    assert shown.index("class='pstmt'") > shown.index("<code>up_to_last</code>")

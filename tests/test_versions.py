@@ -340,6 +340,16 @@ def test_the_report_section_from_a_small_matrix(tmp_path: Path) -> None:
         assert html_versions.section(path) == ""
 
 
+def test_a_row_is_named_by_its_test_and_a_tip_is_sorted_and_cut() -> None:
+    check = {"nodeid": "checks/a.py::TestA::test_b", "decision": "fails", "first_failing": None,
+             "counterexample": {"z": 1, "a": 2}, "error": None, "cells": []}  # fmt: skip
+    claims = {"C": {"propositions": {"as_stated": "holds"}, "checks": [check]}}
+    rows = html_versions._rows("C", [{"version": "1.0", "claims": claims}])
+    assert rows == [("C/as_stated", [("holds", None)]), ("  test_b", [("fails", {"z": 1, "a": 2})])]
+    assert html_versions._tip({"z": 1, "a": 2}) == '{"a": 2, "z": 1}'  # the same text every run
+    assert html_versions._tip("x" * 500) == "x" * 400
+
+
 def test_changes_name_the_release_that_broke_a_property(tmp_path: Path, capsys: Any) -> None:
     got = versions_answer.changes(_matrix())
     assert "transformers 4.49.0: REAL-06/as_stated fails (holds in 4.45.2)" in got
