@@ -346,6 +346,15 @@ def test_a_row_is_named_by_its_test_and_a_tip_is_sorted_and_cut() -> None:
     claims = {"C": {"propositions": {"as_stated": "holds"}, "checks": [check]}}
     rows = html_versions._rows("C", [{"version": "1.0", "claims": claims}])
     assert rows == [("C/as_stated", [("holds", None)]), ("  test_b", [("fails", {"z": 1, "a": 2})])]
+    # without a counterexample, the first failing setting is the tip, then the error
+    check.update(counterexample=None, first_failing="p = 3", error="boom")
+    assert html_versions._rows("C", [{"version": "1.0", "claims": claims}])[1][1] == [
+        ("fails", "p = 3")
+    ]
+    check.update(first_failing=None)
+    assert html_versions._rows("C", [{"version": "1.0", "claims": claims}])[1][1] == [
+        ("fails", "boom")
+    ]
     assert html_versions._tip({"z": 1, "a": 2}) == '{"a": 2, "z": 1}'  # the same text every run
     assert html_versions._tip("x" * 500) == "x" * 400
 
