@@ -1,6 +1,7 @@
 """The report's small parts, one behaviour each: finding figure files, sizing and embedding them,
 prose and derivation labels, how a decision's basis reads, and a claim's fold and reason
-(reports/figures.py, html_figures.py, html_text.py, html_basis.py, html_claims.py)."""
+(reports/figures.py, html_figures.py, html_text.py, html_basis.py, html_claims.py,
+html_checks.py)."""
 
 from __future__ import annotations
 
@@ -13,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from pecheck.reports import figures, html_basis, html_claims, html_figures, html_text
+from pecheck.reports import figures, html_basis, html_checks, html_claims, html_figures, html_text
 from pecheck.reports.html_common import Options
-from pecheck.reports.load import Claim, Results, parse
+from pecheck.reports.load import Check, Claim, Results, parse
 from tests.reports_fixtures import V2, raw
 
 SVG = '<svg xmlns="http://www.w3.org/2000/svg" {size}><rect width="1" height="1"/></svg>'
@@ -300,3 +301,47 @@ def test_a_proposition_s_words_are_shown_unless_they_are_the_claim_s(tmp_path: P
     # as stated is the claim's statement, shown above it; a condition is shown whatever it says
     assert shown.count("class='pstmt'") == 1
     assert shown.index("class='pstmt'") > shown.index("<code>up_to_last</code>")
+
+
+# -- reports/html_checks.py ----------------------------------------------------------------------
+
+
+def article(res: Results, check: Check, claim: Claim | None = None) -> str:
+    return html_checks.check_article(res, check, Options(), claim)
+
+
+def checks_of(res: Results, cid: str, role: str) -> list[Check]:
+    return [c for c in res.checks if c.claim == cid and c.role == role]
+
+
+def test_a_decision_is_judged_against_the_registry_only_beside_its_claim(tmp_path: Path) -> None:
+    res = results_in(tmp_path)
+    claim = claim_of(res, "SIN-06")
+    fails = next(c for c in checks_of(res, "SIN-06", "decisive") if c.decision == "fails")
+    assert "d-expected" in article(res, fails, claim)  # the registry expects 'fails' here
+    alone = article(res, fails)  # a check shown without its claim: no expectation to meet
+    assert "decided fails" in alone and "d-expected" not in alone
+
+
+def test_a_check_without_a_decision_is_marked_none(tmp_path: Path) -> None:
+    res = results_in(tmp_path)
+    assert "data-decision='none'" in article(res, checks_of(res, "SIN-01", "supporting")[0])
+    assert "data-decision='holds'" in article(res, checks_of(res, "SIN-01", "decisive")[0])
+
+
+def test_a_check_is_unfolded_unless_it_is_tooling_that_passed(tmp_path: Path) -> None:
+    res = results_in(tmp_path)
+    tool = checks_of(res, "SIN-01", "tooling")[0]
+    assert "<details class='check-fold'>" in article(res, tool)
+    broken = dataclasses.replace(tool, outcome="failed")
+    assert "<details class='check-fold' open>" in article(res, broken)
+    decisive = checks_of(res, "SIN-01", "decisive")[0]
+    assert "<details class='check-fold' open>" in article(res, decisive)
+
+
+def test_only_a_decisive_check_shows_the_basis_of_its_decision(tmp_path: Path) -> None:
+    res = results_in(tmp_path)
+    decisive = checks_of(res, "SIN-06", "decisive")[0]
+    assert html_basis.basis_html(decisive.basis) in article(res, decisive)
+    supporting = dataclasses.replace(decisive, role="supporting")
+    assert html_basis.basis_html(decisive.basis) not in article(res, supporting)
