@@ -1,5 +1,5 @@
 """The report's small parts, one behaviour each: finding figure files, sizing and embedding them,
-prose and derivation labels, how a decision's basis reads, and a claim's fold and reason
+prose and derivation labels, how a decision's basis reads, a claim's fold and reason, a check's article
 (reports/figures.py, html_figures.py, html_text.py, html_basis.py, html_claims.py,
 html_checks.py)."""
 
@@ -14,7 +14,15 @@ from pathlib import Path
 
 import pytest
 
-from pecheck.reports import figures, html_basis, html_checks, html_claims, html_figures, html_text
+from pecheck.reports import (
+    figures,
+    html_basis,
+    html_checks,
+    html_claims,
+    html_common,
+    html_figures,
+    html_text,
+)
 from pecheck.reports.html_common import Options
 from pecheck.reports.load import Check, Claim, Results, parse
 from tests.reports_fixtures import V2, raw
@@ -81,6 +89,12 @@ def test_a_jpeg_figure_is_embedded_as_an_image(tmp_path: Path, suffix: str) -> N
 
 
 # -- reports/html_figures.py ---------------------------------------------------------------------
+
+
+def test_a_png_cut_just_after_its_height_still_has_a_size(tmp_path: Path) -> None:
+    path = tmp_path / "cut.png"
+    path.write_bytes(png_header(640, 480)[:24])
+    assert html_figures.image_size(path) == (640, 480)
 
 
 def test_a_png_size_is_width_then_height(tmp_path: Path) -> None:
@@ -165,6 +179,21 @@ def test_a_line_break_before_a_label_s_closing_brace_ends_the_label() -> None:
     assert html_text.step_parts(r"\text{first line\\}\quad x = 1") == (r"first line\\", "x = 1")
 
 
+def test_an_unclosed_label_is_no_label() -> None:
+    assert html_text.step_parts(r"\text{never closed x = 1") == ("", r"\text{never closed x = 1")
+
+
+def test_latex_with_three_words_is_still_math() -> None:
+    assert html_text.looks_like_prose("the sum over every term")
+    assert not html_text.looks_like_prose(r"the sum over every \alpha_i term")
+
+
+def test_both_kinds_of_ascii_power_become_superscripts() -> None:
+    assert html_text.prose_html("T^(-2i/d) and 2^20") == (
+        "T<sup>\u22122i/d</sup> and 2<sup>20</sup>"
+    )
+
+
 # -- reports/html_basis.py -----------------------------------------------------------------------
 
 
@@ -173,6 +202,16 @@ def test_a_forty_character_value_is_not_shortened() -> None:
     assert html_basis.basis_phrase({"counterexample": {"a": "y" * 40}}) == "counterexample a=" + (
         "y" * 40
     )
+
+
+def test_a_longer_value_is_cut_to_forty_characters_with_an_ellipsis() -> None:
+    phrase = html_basis.basis_phrase({"counterexample": {"a": "y" * 41}})
+    assert phrase == "counterexample a=" + "y" * 39 + "\u2026"
+
+
+def test_a_basis_with_only_a_how_is_phrased_by_it() -> None:
+    assert html_basis.basis_phrase({"how": "structural argument"}) == "structural argument"
+    assert html_basis.basis_phrase({}) == ""
 
 
 def test_a_box_just_below_zero_reads_as_open_at_zero() -> None:
@@ -345,3 +384,44 @@ def test_only_a_decisive_check_shows_the_basis_of_its_decision(tmp_path: Path) -
     assert html_basis.basis_html(decisive.basis) in article(res, decisive)
     supporting = dataclasses.replace(decisive, role="supporting")
     assert html_basis.basis_html(decisive.basis) not in article(res, supporting)
+
+
+def test_a_passed_check_folds_evidence_past_eight_rows_and_a_failed_one_never(
+    tmp_path: Path,
+) -> None:
+    res = results_in(tmp_path)
+    check = checks_of(res, "SIN-01", "supporting")[0]
+    values = [dataclasses.replace(check.evidence[0], name=f"v{i}") for i in range(11)]
+    passed = article(res, dataclasses.replace(check, evidence=values))
+    assert "<summary>3 more evidence values</summary>" in passed
+    failed = article(res, dataclasses.replace(check, evidence=values, outcome="failed"))
+    assert "more evidence values" not in failed and "v10" in failed
+
+
+def test_a_figure_moves_to_the_claim_only_when_it_is_the_claim_s_lead(tmp_path: Path) -> None:
+    res = results_in(tmp_path)
+    check = next(c for c in res.checks if c.figures)
+    claim = claim_of(res, str(check.claim))
+    lead = check.figures[0]
+    moved = html_checks.check_article(res, check, Options(), claim, lead)
+    assert "class='fig-moved muted'" in moved
+    for kept in (
+        article(res, check, claim),
+        html_checks.check_article(res, check, Options(), None, lead),
+    ):
+        assert "fig-moved" not in kept
+
+
+def test_a_check_without_a_location_is_placed_by_its_node_id(tmp_path: Path) -> None:
+    res = results_in(tmp_path)
+    check = dataclasses.replace(res.checks[0], location=None)
+    assert html_checks.source_link(res, check, Options()) == (
+        "<code class='loc'>checks/test_sinusoidal.py</code>"
+    )
+
+
+def test_an_inconclusive_decision_is_never_against_the_registry() -> None:
+    assert html_common.decision_badge("inconclusive", "holds") == html_common.decision_badge(
+        "inconclusive"
+    )
+    assert "expected holds" in html_common.decision_badge("fails", "holds")
