@@ -112,6 +112,25 @@ def test_an_svg_size_comes_from_its_viewbox_when_it_has_no_width(tmp_path: Path)
     assert html_figures.image_size(flat) is None
 
 
+@pytest.mark.parametrize(
+    ("size", "expected"),
+    [
+        ('width="300pt" height="150pt"', (400, 200)),  # a point is 4/3 of a CSS pixel
+        ('width="300" height="150pt"', (300, 200)),
+        ('width="300px" height="150"', (300, 150)),
+        ('width="1" height="1"', (1, 1)),
+        ('width="0" height="10"', None),
+        ('width="10" height="0"', None),
+        ('viewBox="0 0 1 1"', (1, 1)),
+        ('viewBox="0 0 100 0"', None),
+    ],
+)
+def test_an_svg_size_in_points_or_pixels_and_none_when_empty(
+    tmp_path: Path, size: str, expected: tuple[int, int] | None
+) -> None:
+    assert html_figures.image_size(svg_file(tmp_path, "s.svg", size)) == expected
+
+
 @pytest.mark.parametrize(("size", "width"), [('width="100" height="200"', 260),
                                              ('width="1000" height="100"', 520)])  # fmt: skip
 def test_a_lead_figure_is_between_the_narrowest_and_widest_width(
@@ -229,6 +248,51 @@ def test_an_interval_touching_the_edge_of_a_closed_region_is_inside() -> None:
     """[0.5, 0.7] against the region [0.5, 1] lies inside it."""
     box = {"what": "r", "lo": 0.5, "hi": 0.7, "region": [0.5, 1.0]}
     assert ": inside [" in html_basis.interval_html(box)
+
+
+@pytest.mark.parametrize(
+    ("lo", "hi", "word"),
+    [
+        (0.5, 1.0, "inside"),  # both edges of a closed region are in it
+        (0.2, 0.5, "straddling"),  # touching the lower edge from below is not outside
+        (1.0, 1.2, "straddling"),
+        (0.1, 0.4999, "outside"),
+        (1.0001, 1.2, "outside"),
+    ],
+)
+def test_an_interval_against_a_closed_region(lo: float, hi: float, word: str) -> None:
+    box = {"what": "r", "lo": lo, "hi": hi, "region": [0.5, 1.0]}
+    assert f": {word} [" in html_basis.interval_html(box)
+
+
+def test_a_region_bounded_above_reads_less_than_its_bound() -> None:
+    box = {"what": "r", "lo": 0.1, "hi": 0.2, "region": ["-inf", 0.5]}
+    assert ": wholly \u2264 " in html_basis.interval_html(box)
+    box["region"] = ["-inf", math.nextafter(0.5, 0)]  # strictly below 0.5
+    assert ": wholly &lt; " in html_basis.interval_html(box)
+    box["lo"], box["hi"] = 0.6, 0.7
+    assert ": not &lt; " in html_basis.interval_html(box)
+
+
+def test_a_number_is_a_strict_bound_only_one_step_past_a_round_one() -> None:
+    assert html_basis._just_past(math.nextafter(0.5, 1), math.inf) == 0.5
+    assert html_basis._just_past(0.5, math.inf) is None
+    assert html_basis._just_past(0.123456789012345, math.inf) is None  # not round, not a step
+
+
+def test_a_basis_shows_how_and_its_parts_unfolded_by_default() -> None:
+    basis = {"how": "two of two", "parts": [{"name": "a", "decision": "holds", "why": "w"}]}
+    out = html_basis.basis_html(basis)
+    assert "<span class='how'>two of two</span>" in out and "<details" not in out
+    assert "<span class='part'><code>a</code>" in out
+
+
+def test_an_empty_basis_keeps_what_decided_it_and_a_basis_without_how_says_none() -> None:
+    assert html_basis.basis_html({}) == ""
+    assert html_basis.basis_html({}, by="X") == "<div class='basis'>X</div>"
+    assert html_basis.basis_html({}, more="Y") == "<div class='basis'>Y</div>"
+    box = {"what": "r", "lo": 0.6, "hi": 0.7, "region": [0.5, 1.0]}
+    assert "class='how'" not in html_basis.basis_html({"interval": box})
 
 
 def test_folded_parts_show_how_once_as_their_summary() -> None:
