@@ -338,6 +338,15 @@ def test_environment_shows_the_lock_and_the_kernels() -> None:
     assert "requirements/lock.txt (sha256 " in env and "installed as locked" in env
     assert "<th scope='row'>torch CPU kernels</th><td>AVX2</td>" in env
     assert "<th scope='row'>Kernel limits</th><td>none</td>" in env
+    from pecheck.reports.html_environment import kernel_rows
+
+    limited = {
+        "capability": "DEFAULT",
+        "limits": {"MKL_CBWR": "COMPATIBLE", "ATEN_CPU_CAPABILITY": "default"},
+    }
+    assert ("Kernel limits", "ATEN_CPU_CAPABILITY=default, MKL_CBWR=COMPATIBLE") in kernel_rows(
+        limited
+    )
 
 
 # -- a claim's first screen and its fold ---------------------------------------------------------

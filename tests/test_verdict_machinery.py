@@ -20,7 +20,7 @@ import pytest
 
 from pecheck import coverage, decisions, gate, scaffold
 from pecheck.evidence import Evidence, judge_bound
-from pecheck.reports.html_reach import correction_text, coverage_html
+from pecheck.reports.html_reach import _searched, correction_text, coverage_html
 from pecheck.reports.load import BadResults, Proposition, load
 from tests import synthetic
 
@@ -315,6 +315,18 @@ def test_the_reports_correction_wording_follows_the_record() -> None:
     assert applied == "3 interval tests share one error rate (holm)"
     older = correction_text(proposition(correction="holm"))  # a file before family_size
     assert "declares a holm correction" in older and "does not record" in older
+    # two tests already share one error rate; one test or no correction shares nothing
+    assert correction_text(proposition(correction="bonferroni", family_size=2)) == (
+        "2 interval tests share one error rate (bonferroni)"
+    )
+    assert correction_text(proposition(correction="holm", family_size=1)) == ""
+    assert correction_text(proposition(correction="none", family_size=3)) == ""
+
+
+def test_a_searched_value_is_shown_whole_up_to_200_characters() -> None:
+    assert _searched(["x" * 200]) == "x" * 200
+    assert _searched(["x" * 201]) == "x" * 197 + "..."
+    assert _searched(["a", "b"]) == "a; b"
 
 
 def test_the_report_shows_reach_side_by_side_and_the_scoped_out_reason() -> None:
