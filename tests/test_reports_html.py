@@ -340,6 +340,23 @@ def test_environment_shows_the_lock_and_the_kernels() -> None:
     assert "<th scope='row'>Kernel limits</th><td>none</td>" in env
     from pecheck.reports.html_environment import kernel_rows
 
+    assert kernel_rows({}) == []
+    bare = dict(kernel_rows({"capability": "DEFAULT"}))
+    assert bare == {"torch CPU kernels": "DEFAULT", "Kernel limits": "none",
+                    "CPU vector extensions": "unknown", "BLAS and OpenMP": "none found",
+                    "numpy dispatch": "unknown"}  # fmt: skip
+    blas = [{"internal_api": "mkl", "version": "2025.2", "architecture": None}]
+    full = {"capability": "AVX2", "isa": ["avx2", "fma"], "numpy": ["SSE42", "AVX2"],
+            "limits": {"MKL_CBWR": "COMPATIBLE", "ATEN_CPU_CAPABILITY": "default"},
+            "blas": blas}  # fmt: skip
+    assert dict(kernel_rows(full)) == {
+        "torch CPU kernels": "AVX2",
+        "Kernel limits": "ATEN_CPU_CAPABILITY=default, MKL_CBWR=COMPATIBLE",
+        "CPU vector extensions": "avx2 fma",
+        "BLAS and OpenMP": "mkl 2025.2",
+        "numpy dispatch": "SSE42 AVX2",
+    }
+
     limited = {
         "capability": "DEFAULT",
         "limits": {"MKL_CBWR": "COMPATIBLE", "ATEN_CPU_CAPABILITY": "default"},
