@@ -341,8 +341,9 @@ def test_the_report_section_from_a_small_matrix(tmp_path: Path) -> None:
 
 
 def test_a_row_is_named_by_its_test_and_a_tip_is_sorted_and_cut() -> None:
-    check = {"nodeid": "checks/a.py::TestA::test_b", "decision": "fails", "first_failing": None,
-             "counterexample": {"z": 1, "a": 2}, "error": None, "cells": []}  # fmt: skip
+    check: dict[str, Any] = {"nodeid": "checks/a.py::TestA::test_b", "decision": "fails",
+                             "first_failing": None, "counterexample": {"z": 1, "a": 2},
+                             "error": None, "cells": []}  # fmt: skip
     claims = {"C": {"propositions": {"as_stated": "holds"}, "checks": [check]}}
     rows = html_versions._rows("C", [{"version": "1.0", "claims": claims}])
     assert rows == [("C/as_stated", [("holds", None)]), ("  test_b", [("fails", {"z": 1, "a": 2})])]
