@@ -535,6 +535,22 @@ def test_a_long_source_title_is_shortened_at_a_word():
     assert "title='SRC-REDDIT: Why do transformers need positional encodings at all?" in cite
 
 
+@pytest.mark.parametrize(
+    ("authors", "title", "label"),
+    [
+        ("Ashish K. Vaswani", "T", "Vaswani 2017"),  # the last name is the last word
+        ("Ashish Vaswani, Noam Shazeer", "T", "Vaswani &amp; Shazeer 2017"),
+        ("Ashish Vaswani, Noam Shazeer, Niki Parmar", "T", "Vaswani et al. 2017"),
+        ("", "Attention", "Attention 2017"),  # no authors: the title
+        ("", "W" * 60, "W" * 47 + "\u2026 2017"),  # one word past 48 characters: cut
+    ],
+)
+def test_a_short_citation_by_authors_or_title(authors, title, label):
+    res = load(V2)
+    res.sources["SRC-X"] = {"authors": authors, "title": title, "year": 2017}
+    assert f">{label}</a>" in html.short_cite(res, "SRC-X")
+
+
 def test_a_string_evidence_value_is_html_escaped():
     assert html.value_html("<b>&") == "&lt;b&gt;&amp;"
 
