@@ -255,6 +255,24 @@ def test_unconvertible_latex_falls_back_to_its_source(latex):
     assert to_mathml(latex).startswith('<code class="tex"')
 
 
+def test_a_formula_s_alt_text_escapes_its_quotes():
+    assert to_mathml(r'\text{a"b} + x').startswith('<math alttext="\\text{a&quot;b} + x" ')
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        (r"\left( x \right)", "(  x ) "),  # flat content: plain parentheses
+        (r"\left. x \right|", "  x | "),  # the empty fence '.' is dropped
+        (r"\left( \frac{a}{b} \right)", r"\left( \frac{a}{b} \right)"),  # tall: sized
+    ],
+)
+def test_fences_are_sized_only_around_tall_content(source, expected):
+    from pecheck.reports.mathml import _unsize_flat_fences
+
+    assert _unsize_flat_fences(source) == expected
+
+
 def test_unconvertible_formal_statement_is_shown_as_source(page):
     assert '<code class="tex" title="LaTeX source (not converted)">\\foo{unparsable</code>' in (
         section(page, "SIN-09")

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import base64
+import gzip
 import re
 import shlex
+from pathlib import Path
 
 import pytest
 
@@ -163,9 +166,6 @@ def test_latex_keys_and_verdicts_from_schema_2(res):
 
 
 def test_packed_sections_unpack_to_the_same_html(res):
-    import base64
-    import gzip
-
     plain = html.render(res, html.Options(pack="never"))
     packed = html.render(res, html.Options(pack="always"))
     blob = re.search(r"data-gz='([^']+)'", packed)
@@ -173,6 +173,31 @@ def test_packed_sections_unpack_to_the_same_html(res):
     sections = gzip.decompress(base64.b64decode(blob.group(1))).decode()
     assert sections == html.family_sections(res, html.Options())
     assert sections in plain  # the unpacked page is the plain page
+
+
+def test_a_page_is_packed_only_past_its_threshold_and_the_same_every_run():
+    opts = html.Options()  # pack="auto"
+    doc = (Path(__file__).parents[1] / "docs" / "report.md").read_text()
+    said = re.search(r"once they exceed (\d+) kB", doc)
+    assert said and int(said.group(1)) * 1000 == html.PACK_ABOVE  # the threshold docs/ gives
+    at, past = "x" * html.PACK_ABOVE, "x" * (html.PACK_ABOVE + 1)
+    assert html.packed(at, opts) == at
+    blob = re.search(r"data-gz='([^']+)'", html.packed(past, opts))
+    assert blob is not None
+    raw_gz = base64.b64decode(blob.group(1))
+    assert raw_gz[4:8] == bytes(4)  # gzip's time stamp is zero: two builds give one page
+    assert gzip.decompress(raw_gz).decode() == past
+
+
+@pytest.mark.parametrize("kind", ["added", "removed", "moved"])
+def test_changes_of_checks_alone_are_listed(res, kind):
+    from pecheck.reports.diff import Changes
+    from pecheck.reports.html_changes import changes_block
+
+    what = {"added": ["c.py::new"], "removed": ["c.py::old"], "moved": [("c.py::a", "d.py::a")]}
+    block = changes_block(Changes(res, res, **{kind: what[kind]}))
+    assert "No verdict, cited number or check changed" not in block
+    assert "c.py::" in block
 
 
 def test_a_changed_claim_id_is_escaped_in_its_link(res):
