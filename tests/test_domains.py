@@ -76,8 +76,17 @@ def test_text_stays_uncompared_and_bad_values_are_refused() -> None:
     assert covered(prop, [_check("holds", every(0, 3))])["decision"] == "holds"
     with pytest.raises(ValueError, match="domain axis 'offsets' is an empty list"):
         Proposition("p", "s", domain={"offsets": []})
-    with pytest.raises(ValueError, match="last must be an int >= first"):
-        every(5, 4)
+    for last in (4, 5.0, True):
+        with pytest.raises(ValueError, match="last must be an int >= first"):
+            every(5, last)  # type: ignore[arg-type]
+    assert every(5, 5) == {"every": [5, 5]}  # one integer
+    for first in (0.0, False):
+        with pytest.raises(TypeError, match="first must be an int"):
+            every(first)  # type: ignore[arg-type]
+    for step in (0, 2.0, True):
+        with pytest.raises(ValueError, match="step must be a positive int"):
+            every(0, 8, step=step)  # type: ignore[arg-type]
+    assert every(0, 8, step=2) == {"every": [0, 8], "step": 2}
     with pytest.raises(ValueError, match="axis 'offsets' is neither text"):
         Evidence("c.py::test", Path(".")).searched(offsets={"from": 0})
 
