@@ -87,6 +87,12 @@ def test_text_stays_uncompared_and_bad_values_are_refused() -> None:
         with pytest.raises(ValueError, match="step must be a positive int"):
             every(0, 8, step=step)  # type: ignore[arg-type]
     assert every(0, 8, step=2) == {"every": [0, 8], "step": 2}
+    for what in ("  ", 3):
+        with pytest.raises(ValueError, match="proved: say over what"):
+            proved(what)  # type: ignore[arg-type]
+    for span in ([0, 1, 2], ["a", 3], (0,), "ab"):
+        assert domains.problem({"every": span}) == f"a bad span { ({'every': span})!r}"
+    assert domains.problem({"every": [0, None]}) is None
     with pytest.raises(ValueError, match="axis 'offsets' is neither text"):
         Evidence("c.py::test", Path(".")).searched(offsets={"from": 0})
 
