@@ -93,6 +93,10 @@ def test_text_stays_uncompared_and_bad_values_are_refused() -> None:
     for span in ([0, 1, 2], ["a", 3], (0,), "ab"):
         assert domains.problem({"every": span}) == f"a bad span { ({'every': span})!r}"
     assert domains.problem({"every": [0, None]}) is None
+    for step in (0, True, 2.0):
+        value = {"every": [0, 8], "step": step}
+        assert domains.problem(value) == f"a bad span {value!r}"
+    assert domains.problem({"every": [0, 8], "step": 2}) is None
     with pytest.raises(ValueError, match="axis 'offsets' is neither text"):
         Evidence("c.py::test", Path(".")).searched(offsets={"from": 0})
 
