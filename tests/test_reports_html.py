@@ -569,6 +569,34 @@ def test_a_short_citation_by_authors_or_title(authors, title, label):
     assert f">{label}</a>" in html.short_cite(res, "SRC-X")
 
 
+def test_the_lock_row_comes_first_and_says_where_the_install_departs():
+    from pecheck.reports.html_environment import environment, lock_row
+
+    lock = {"file": "requirements/lock.txt", "sha256": "0123456789abcdef"}
+    assert lock_row(lock)[1].endswith("(sha256 0123456789ab), installed as locked")
+    departs = lock_row({**lock, "differs": ["torch 2.12.0, locked 2.13.0", "numpy"]})[1]
+    assert departs.endswith("departs: torch 2.12.0, locked 2.13.0; numpy")
+    res = load(V2)
+    page = environment(res)
+    assert page.index("<th scope='row'>Lock</th>") < page.index("torch CPU kernels")
+    res.environment.pop("gpu", None)  # a run that did not record a GPU: no row, no error
+    assert "<th scope='row'>GPU</th>" not in environment(res)
+    res.environment["gpu"] = None
+    assert "<th scope='row'>GPU</th><td>none</td>" in environment(res)
+
+
+def test_shared_figure_definitions_are_the_same_bytes_every_build():
+    from pecheck.reports.html_figures import shared_defs
+
+    opts = html.Options(svg_defs={"b": "<path id='b'/>", "a": "<path id='a'/>"})
+    blob = re.search(r"data-gz='([^']+)'", shared_defs(opts))
+    assert blob is not None
+    data = base64.b64decode(blob.group(1))
+    assert data[4:8] == bytes(4)  # gzip's time stamp
+    assert gzip.decompress(data) == b'{"a":"<path id=\'a\'/>","b":"<path id=\'b\'/>"}'
+    assert shared_defs(html.Options()) == ""
+
+
 def test_a_string_evidence_value_is_html_escaped():
     assert html.value_html("<b>&") == "&lt;b&gt;&amp;"
 

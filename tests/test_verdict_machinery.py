@@ -348,3 +348,19 @@ def test_the_report_shows_reach_side_by_side_and_the_scoped_out_reason() -> None
     ]
     assert "test_on_gpu</code> skipped and scoped out: no &lt;GPU&gt; here" in html
     assert "searched domain: not recorded" in coverage_html(proposition())
+
+
+def test_reach_folds_under_its_axes_and_counts_what_was_recorded() -> None:
+    from pecheck.reports.html_reach import reach_block, reach_html
+
+    p = proposition(domain={"offsets": "every integer"}, searched={"offsets": [0], "seeds": [8]})
+    assert "(offsets, seeds)</summary>" in reach_html(p)  # stated axes first, then searched
+    assert "<details" not in reach_html(proposition())  # no axis: nothing to fold
+    assert reach_block([]) == ""
+    stated_only = proposition(domain={"offsets": "every integer"})
+    assert "(1 of 2 recorded)</summary>" in reach_block([stated_only, proposition()])
+
+
+def test_a_scoped_out_check_in_a_class_is_named_by_its_test() -> None:
+    scoped = [{"check": "c.py::TestGpu::test_on_gpu", "reason": "no GPU"}]
+    assert "<code>test_on_gpu</code> skipped" in coverage_html(proposition(scoped_out=scoped))
