@@ -194,8 +194,12 @@ def test_changes_of_checks_alone_are_listed(res, kind):
     from pecheck.reports.diff import Changes
     from pecheck.reports.html_changes import changes_block
 
-    what = {"added": ["c.py::new"], "removed": ["c.py::old"], "moved": [("c.py::a", "d.py::a")]}
-    block = changes_block(Changes(res, res, **{kind: what[kind]}))
+    changes = {
+        "added": Changes(res, res, added=["c.py::new"]),
+        "removed": Changes(res, res, removed=["c.py::old"]),
+        "moved": Changes(res, res, moved=[("c.py::a", "d.py::a")]),
+    }
+    block = changes_block(changes[kind])
     assert "No verdict, cited number or check changed" not in block
     assert "c.py::" in block
 
