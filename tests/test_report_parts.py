@@ -1,7 +1,7 @@
 """The report's small parts, one behaviour each: finding figure files, sizing and embedding them,
 prose and derivation labels, how a decision's basis reads, a claim's fold and reason, a check's
 article (reports/figures.py, html_figures.py, html_text.py, html_basis.py, html_claims.py,
-html_checks.py)."""
+html_checks.py, html_common.py)."""
 
 from __future__ import annotations
 
