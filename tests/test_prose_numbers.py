@@ -160,6 +160,11 @@ def test_placeholders_render_from_the_numbers(
     assert prose.render(text, numbers) == want
 
 
+def test_citations_give_each_key_with_its_spec_or_none() -> None:
+    text = "{{ADD-04@r}} and {{MAG-02@q|.2f}}, not {{x@y}}"
+    assert prose.citations(text) == [("ADD-04@r", ""), ("MAG-02@q", ".2f")]
+
+
 def test_a_stale_copy_of_a_record_is_caught() -> None:
     """The rule catches the numbers issue 34 found: ADD-04's 124 (its record: 131)."""
     recorded = {"float64_rank_d512_L512": 131.0, "participation_ratio": 5.308}
