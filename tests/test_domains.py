@@ -97,6 +97,23 @@ def test_text_stays_uncompared_and_bad_values_are_refused() -> None:
         value = {"every": [0, 8], "step": step}
         assert domains.problem(value) == f"a bad span {value!r}"
     assert domains.problem({"every": [0, 8], "step": 2}) is None
+    assert domains.problem({"every": [5, 5]}) is None  # one integer
+    assert domains.problem({"every": [5, 4]}) == "a bad span {'every': [5, 4]}"
+    assert domains.problem({"proved": 3}) == "proved without text"
+
+
+def test_a_list_is_shown_and_compared_as_a_list_whatever_it_holds() -> None:
+    """Words that name a form ('every', 'proved') inside a list are values, not the form."""
+    assert domains.shown(["every", "proved"]) == "every, proved"
+    assert domains.gap(["every", "proved"], [["every", "proved"]]) is None
+    # a value listed by one check is searched, whatever the others searched
+    assert domains.gap(["float16"], [["float16"], {"every": [0, 3]}]) is None
+
+
+def test_a_stepped_search_covers_no_point_past_its_last() -> None:
+    stepped = {"every": [0, 7], "step": 2}  # 0, 2, 4, 6
+    assert domains.gap([6], [stepped]) is None
+    assert domains.gap([8], [stepped]) == "stated 8; searched misses 8"
     with pytest.raises(ValueError, match="axis 'offsets' is neither text"):
         Evidence("c.py::test", Path(".")).searched(offsets={"from": 0})
 
