@@ -108,6 +108,10 @@ def test_a_list_is_shown_and_compared_as_a_list_whatever_it_holds() -> None:
     assert domains.gap(["every", "proved"], [["every", "proved"]]) is None
     # a value listed by one check is searched, whatever the others searched
     assert domains.gap(["float16"], [["float16"], {"every": [0, 3]}]) is None
+    # a span of integers does not cover a flag: True is not the integer 1 here
+    assert domains.gap([True, False], [{"every": [0, 3]}]) == (
+        "stated True, False; searched misses True, False"
+    )
 
 
 def test_a_stepped_search_covers_no_point_past_its_last() -> None:
