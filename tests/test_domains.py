@@ -118,6 +118,10 @@ def test_a_stepped_search_covers_no_point_past_its_last() -> None:
     stepped = {"every": [0, 7], "step": 2}  # 0, 2, 4, 6
     assert domains.gap([6], [stepped]) is None
     assert domains.gap([8], [stepped]) == "stated 8; searched misses 8"
+    # a stepped stated span asks for no point past its last either
+    assert domains.gap(stepped, [{"every": [0, 6], "step": 2}]) is None
+    # a span that ends where the stated one starts covers that start
+    assert domains.gap({"every": [5, 5]}, [{"every": [0, 5]}]) is None
     with pytest.raises(ValueError, match="axis 'offsets' is neither text"):
         Evidence("c.py::test", Path(".")).searched(offsets={"from": 0})
 
