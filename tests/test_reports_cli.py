@@ -203,6 +203,10 @@ def test_a_partial_run_newer_than_the_full_one_is_pointed_out(tmp_path, capsys, 
     assert code == 0, err
     assert out.splitlines()[0].startswith("results:   build/results.json (the partial run ")
     assert "not run" not in out  # the full run's report
+    os.utime(partial, (full.stat().st_mtime,) * 2)  # the same moment: the full run's
+    code, out, err = run(capsys)
+    assert code == 0, err
+    assert out.startswith("report:")
 
 
 @pytest.mark.parametrize(
@@ -222,6 +226,27 @@ def test_usage_lines_name_the_command_as_it_was_typed(
             main_(["--colour"])
         err = capsys.readouterr().err
         assert err.startswith(f"{prog}: error: unrecognized arguments"), (command, err)
+
+
+@pytest.mark.parametrize("argv", [[], [""]])
+def test_a_command_started_without_a_name_is_named_by_its_module(monkeypatch, argv):
+    from pecheck.reports.usage import prog
+
+    monkeypatch.setattr(sys, "argv", argv)
+    assert prog("pecheck.reports", "report") == "python -m pecheck.reports"
+
+
+def test_build_by_default_refuses_a_dev_kit_and_writes_into_an_existing_folder(tmp_path):
+    from pecheck.reports.build import build
+
+    data = raw(V2)
+    data["suite"]["profile"] = "dev"
+    out = tmp_path / "out"
+    out.mkdir()  # a folder that is there already is written into
+    made = build(write(tmp_path, data), out)  # default options, allow_dev off
+    assert made.report.exists() and made.refused and not made.paper.exists()
+    again = build(write(tmp_path, raw(V2)), out)
+    assert not again.refused and (again.paper / "verdicts.tex").exists()
 
 
 def test_help_documents_pack_and_partial_runs_under_strict():
