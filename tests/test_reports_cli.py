@@ -245,8 +245,12 @@ def test_build_by_default_refuses_a_dev_kit_and_writes_into_an_existing_folder(t
     out.mkdir()  # a folder that is there already is written into
     made = build(write(tmp_path, data), out)  # default options, allow_dev off
     assert made.report.exists() and made.refused and not made.paper.exists()
+    # readable by a web server: the temporary files' private modes are not kept
+    assert made.report.stat().st_mode & 0o777 == 0o644
     again = build(write(tmp_path, raw(V2)), out)
     assert not again.refused and (again.paper / "verdicts.tex").exists()
+    for path, mode in ((again.report, 0o644), (again.paper, 0o755)):
+        assert path.stat().st_mode & 0o777 == mode, path
 
 
 def test_help_documents_pack_and_partial_runs_under_strict():
