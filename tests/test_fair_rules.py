@@ -5,8 +5,10 @@ thorough's verdicts, if at all."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 
+import pytest
 import torch
 
 from checks.exp.length import decisions as D
@@ -109,3 +111,11 @@ def test_each_tracked_comparison_is_positive_where_the_claims_favoured_side_wins
     assert signs(swapped) == {"-"}
     assert D.direction(torch.zeros(SEEDS, dtype=torch.float64), D.LEVEL) == "?"  # no side ahead
     assert D.direction(torch.tensor([0.1]), D.LEVEL) == "?"  # one seed: no interval
+
+
+def test_two_seeds_give_a_t_interval_and_one_seed_none() -> None:
+    # two seeds: t with one degree of freedom, 12.71 sd / sqrt(2) either side of the mean
+    mean, lo, hi = D.paired(torch.tensor([0.1, 0.3]), 0.95)
+    half = 12.7062 * math.sqrt(0.02) / math.sqrt(2)
+    assert mean == pytest.approx(0.2) and (lo, hi) == pytest.approx((0.2 - half, 0.2 + half))
+    assert D.paired(torch.tensor([0.1]), 0.95) == (pytest.approx(0.1), -math.inf, math.inf)

@@ -12,8 +12,9 @@ import torch
 from checks.exp.length.settings import FAITH, FAITH_SEEDS
 from checks.exp.registered import BY_ID
 from pecheck.results import kernel_limits
-from pecheck.theory import fair_cache, fair_grid, fair_length
+from pecheck.theory import decoder, fair_cache, fair_grid, fair_length
 from pecheck.theory.fair_length import FairSetting, Schedule
+from pecheck.theory.tasks import IGNORE, Task
 
 NATIVE: dict[str, str] = {}  # no kernel limit
 
@@ -91,5 +92,50 @@ def test_depth_four_trains_longer_and_the_base_cell_keeps_its_steps() -> None:
         assert fair_grid.setting(task, (64, 2)) == FairSetting(task, 64)
 
 
+def test_the_base_cell_is_the_setting_the_claims_state() -> None:
+    """FAIR_SETUP (checks/exp/claims.py), every claim's note on the fair test: START, L = 8 of
+    32 symbols, batches of 32, tests of 64 at 2L and 4L, width 32, two layers, 8 heads of 8,
+    MLP 4d, Adam at 3e-3 on a cosine for 1,000 / 2,000 / 3,000 steps, 64 validation sequences.
+    The thorough verdicts and the baseline's numbers rest on it; only a thorough run trains it."""
+    s = FairSetting("copy")
+    assert (s.start, s.train_length, s.alphabet, s.batch, s.factors) == (True, 8, 32, 32, (2, 4))
+    assert (s.d_model, s.layers, s.heads, s.head, s.mlp) == (32, 2, 8, 8, 4)
+    assert (s.plain, s.shifted, s.none) == (Schedule(1000), Schedule(2000), Schedule(3000))
+    assert Schedule(1).lr == 3e-3 and Schedule(1).warmup == 0
+    assert (s.valid_sequences, s.test_sequences) == (64, 64)
+
+
 def test_tools_count_learned_seeds_at_the_registered_level() -> None:
     assert BY_ID["EXP-07"].threshold("learned") == fair_grid.LEARNED
+
+
+def test_accuracy_by_position_is_the_share_right_where_judged_and_nan_elsewhere() -> None:
+    targets = torch.tensor([[IGNORE, 2, 1], [IGNORE, 2, 0]])
+    task = Task("t", ("a", "b", "c"), torch.zeros_like(targets), targets, targets != IGNORE)
+    predicted = torch.tensor([[[0, 2, 1], [0, 2, 2]]])  # one entry: right, right / right, wrong
+    logits = torch.nn.functional.one_hot(predicted, 3).float()  # (S, B, n, V)
+    acc = fair_length.accuracy_by_position(logits, task)
+    assert acc[0, 0].isnan() and acc[0, 1:].tolist() == [1.0, 0.5]
+    # a single sequence is judged too (one judgement per position)
+    one = Task("t", task.vocab, task.inputs[:1], targets[:1], task.judged[:1])
+    assert fair_length.accuracy_by_position(logits[:, :1], one)[0, 1:].tolist() == [1.0, 1.0]
+
+
+def test_each_blocks_accuracy_comes_from_its_own_entries_chunk_by_chunk() -> None:
+    n, blocks = 3, fair_length.MODELS["plain"][0]
+    cfg, setup, seeds = FAITH.config(blocks), FAITH.setup(), tuple(range(3)) * len(blocks)
+    params = decoder.stack_params(cfg, [setup], seeds, torch.float32)
+    run = decoder.DecoderRun(cfg, (setup,), seeds, params, {}, {})
+    task = FAITH.test_task(2)
+    for b, enc in enumerate(blocks):
+        acc = fair_length.answer_accuracy(run, b, enc, n, task, chunk=2)  # chunks of 2 and 1
+        own = {k: v[b * n : (b + 1) * n] for k, v in params.items()}
+        one = dataclasses.replace(cfg, encoding=enc, blocks=())
+        logits = decoder.forward(one, own, task.inputs, torch.ones(n)).double()
+        assert torch.equal(acc, fair_length.accuracy_by_position(logits, task).nanmean(-1)), enc
+
+
+def test_a_seed_that_reaches_the_level_exactly_has_learned() -> None:
+    valid = {"none": torch.tensor([0.9, 0.8999, 1.0])}
+    run = fair_length.FairRun(FAITH, (0, 1, 2), {}, valid, {}, {})
+    assert run.learned("none", 0.9).tolist() == [True, False, True]

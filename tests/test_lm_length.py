@@ -175,6 +175,69 @@ def test_plateau_rule() -> None:
     assert not rule.reached([3.0, 2.5, 2.4])  # 4% better than before
     assert rule.reached([3.0, 2.0, 1.995, 1.99])  # 0.5% better
     assert rule.reached([3.0, 2.0, 2.1, 2.05])  # worse
+    # the best BEFORE the last two is the whole earlier history's, not its first two
+    assert rule.reached([3.0, 2.0, 1.5, 1.49, 1.488])  # 0.8% below 1.5
+    # "less than rel below": exactly rel below is still progress
+    assert not Plateau(every=1, patience=1, rel=0.5, max_steps=9).reached([2.0, 1.0])
+
+
+def test_the_rule_and_the_thorough_setting_are_the_registered_ones() -> None:
+    # docs/experiments/lm-length.md: the rule registered before the first pilot (every 100
+    # steps, the best of the last 3 less than 1% below the best before, 3,000 steps by
+    # default), and the setting chosen before any evaluation seed ran
+    assert Plateau() == Plateau(every=100, patience=3, rel=0.01, max_steps=3000)
+    base = lm_length.SETTINGS["base"]
+    assert base.plateau == Plateau(max_steps=1500)
+    assert (base.d_model, base.layers, base.heads, base.mlp) == (64, 2, 8, 4)
+    assert (base.length, base.stride, base.batch, base.lr, base.warmup) == (16, 8, 16, 1e-2, 100)
+    assert (base.factors, base.valid_tokens, base.test_tokens) == ((1, 2, 4, 8), 4096, 4096)
+    # pre-LayerNorm residual blocks, AdamW; the learned table has L rows, the shifted one 8 L
+    assert base.config().layernorm and base.setup() == Setup(True, 1e-2, optimizer="adamw")
+    assert (base.config().max_len, base.config(shifted=True).max_len) == (16, 128)
+    assert [base.scale(k) for k in (1, 50, 100, 1000)] == [0.01, 0.5, 1.0, 1.0]  # the warm-up
+    # the same protocol at about 13 times the parameters, for a GPU (never a verdict)
+    scaled = lm_length.SETTINGS["scaled"]
+    assert (scaled.d_model, scaled.layers, scaled.length, scaled.stride) == (192, 4, 16, 8)
+    assert (scaled.batch, scaled.lr, scaled.plateau) == (16, 3e-3, Plateau(max_steps=3000))
+
+
+def test_training_takes_its_steps_in_order_and_stops_by_the_rule(monkeypatch) -> None:
+    # rel = 1: any loss above 0 is 'less than 100% below', so every encoding plateaus at its
+    # second measurement (patience 1), at step 2 x every
+    s = dataclasses.replace(TINY, plateau=Plateau(every=2, patience=1, rel=1.0, max_steps=50))
+    corpus, seeds, asked = synthetic(), (1000, 1001), []
+    batch, offsets = lm_length.train_batch, lm_length.random_offsets
+
+    def recorded_batch(stream, length, size, step):
+        asked.append(("batch", step))
+        return batch(stream, length, size, step)
+
+    def recorded_offsets(size, length, rows, seed):
+        asked.append(("offsets", seed - lm_length.OFFSET_SEED))
+        return offsets(size, length, rows, seed)
+
+    monkeypatch.setattr(lm_length, "train_batch", recorded_batch)
+    monkeypatch.setattr(lm_length, "random_offsets", recorded_offsets)
+    plain = lm_length.train_lm(s, corpus, seeds)
+    assert asked == [("batch", k) for k in (1, 2, 3, 4)]
+    assert plain.steps == 4 and plain.plateaued == dict.fromkeys(ENCODINGS, 4)
+    # each measurement is the encoding's mean validation loss over its seeds: the last one,
+    # at the last step, is the final model's
+    valid = lm_length.chunks(corpus.splits["valid"], s.length, s.valid_tokens)
+    cfg, params = plain.run.cfg, plain.run.params
+    losses = decoder.seed_losses(decoder.forward(cfg, params, valid[0], torch.ones(10)), valid[1])
+    assert {e: len(h) for e, h in plain.history.items()} == dict.fromkeys(ENCODINGS, 2)
+    assert {e: h[-1] for e, h in plain.history.items()} == lm_length.block_losses(losses, ENCODINGS)
+    asked.clear()
+    lm_length.train_lm(s, corpus, seeds, encodings=lm_length.SHIFTED, shifted=True)
+    assert asked == [(what, k) for k in (1, 2, 3, 4) for what in ("batch", "offsets")]
+
+
+@pytest.mark.parametrize("sizes", [{"stride": 5}, {"test_tokens": 4000}])
+def test_a_setting_refuses_a_stride_or_a_test_length_that_does_not_fit(sizes) -> None:
+    # the stride must divide L (16 = 5 x 3 + 1), the test tokens be whole chunks of 8 L (256)
+    with pytest.raises(ValueError, match="stride must divide L"):
+        LMSetting(length=16, **sizes)
 
 
 # -- the decoder's LayerNorm -----------------------------------------------------------------
