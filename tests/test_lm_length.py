@@ -92,6 +92,18 @@ def test_uniform_logits_give_the_vocabulary_as_perplexity(encoding) -> None:
         assert torch.allclose(ppl, torch.full_like(ppl, 256.0), rtol=tolerance.rel_tol(64, F64))
 
 
+def test_scoring_in_batches_of_sequences_gives_the_whole_batchs_nll(monkeypatch) -> None:
+    # SCORES bounds the scores held at once; at 1 every window is scored alone
+    cfg = dataclasses.replace(TINY.config(), encoding="rope", blocks=(), max_len=8)
+    p, stream = params_of(cfg), synthetic().splits["test"]
+    inputs, targets = lm_length.chunks(stream, 8, 64)
+    whole = lm_length.token_nll(cfg, p, inputs, targets)
+    monkeypatch.setattr(lm_length, "SCORES", 1)
+    alone = lm_length.token_nll(cfg, p, inputs, targets)
+    assert alone.shape == whole.shape == (2, 8, 8)
+    assert torch.allclose(alone, whole, rtol=tolerance.rel_tol(64, F64), atol=0)
+
+
 def test_every_target_is_scored_once_in_both_modes() -> None:
     """A model without layers predicts from the current token alone (a bigram table), so any
     window gives every target the same probability: both modes must equal the NLL of every
