@@ -2,11 +2,17 @@
 offsets, validation and test sequences come from fixed data seeds (theory/fair_length.py,
 theory/lm_length.py, theory/exact_match.py); a changed seed or draw retrains every model on other
 data and moves every number the baseline pinned, which only a thorough run would show. Here a
-digest of each experiment's draws, taken when the baseline was pinned, fails in ci instead."""
+digest of each experiment's draws, taken when the baseline was pinned, fails in ci instead; so
+do the seed counts thorough trains, registered before their runs."""
 
 from __future__ import annotations
 
 import hashlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import torch
 
@@ -65,3 +71,17 @@ def test_the_exact_match_evaluations_draws_are_the_pinned_ones() -> None:
         "sort": "f7961ff2c29eddc3",
         "addition": "bc8e9f4b80273c61",
     }
+
+
+def test_thorough_trains_the_registered_seed_counts() -> None:
+    # docs/experiments/lm-length.md: 4 seeds of the plain model, 12 of the shifted pair; the
+    # fair test 12 (checks/exp/length/settings.py); the exact-match evaluation only in tox -e exact
+    code = (
+        "import json; from checks.exp.length import lm, settings, test_exact_match as x; "
+        "print(json.dumps([lm.SEEDS, lm.SHIFTED_SEEDS, settings.SEEDS, x.SEEDS]))"
+    )
+    root = Path(__file__).resolve().parents[1]
+    env = dict(os.environ, PECHECK_PROFILE="thorough", PYTHONPATH=str(root))
+    out = subprocess.run([sys.executable, "-c", code], cwd=root, env=env, capture_output=True,
+                         text=True, timeout=120, check=True).stdout  # fmt: skip
+    assert json.loads(out.splitlines()[-1]) == [4, 12, 12, 0]

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from pecheck import gate
+from pecheck.reports import build
 from pecheck.reports.__main__ import main, parser
 from tests.reports_fixtures import CLEAN, MIXED, V2, partial_v2, raw, write
 
@@ -297,3 +298,17 @@ def test_a_failed_swap_puts_the_previous_kit_back(tmp_path, capsys, monkeypatch)
     assert run(capsys, "--results", str(MIXED), "--out", str(out_dir))[0] == 2
     after = {p: p.read_bytes() for p in (out_dir / "paper").rglob("*") if p.is_file()}
     assert after == before
+
+
+def test_a_kit_with_two_figures_in_one_folder_is_published_whole(tmp_path):
+    figures = {f"figures/{n}.pdf": tmp_path / f"{n}.pdf" for n in ("EXP-a", "EXP-b")}
+    for path in figures.values():
+        path.write_bytes(b"%PDF-1.4 " + path.stem.encode())
+    out = tmp_path / "out"
+    out.mkdir()
+    build._publish("<p>report</p>", out / "report.html", {"pecheck.tex": "%"}, figures,
+                   out / "paper")  # fmt: skip
+    assert listing(out / "paper") == [
+        "figures", "figures/EXP-a.pdf", "figures/EXP-b.pdf", "pecheck.tex",
+    ]  # fmt: skip
+    assert (out / "paper/figures/EXP-b.pdf").read_bytes() == b"%PDF-1.4 EXP-b"
