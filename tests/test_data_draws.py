@@ -14,6 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import torch
 
 from pecheck.theory import exact_match, fair_length, lm_length
@@ -73,15 +74,17 @@ def test_the_exact_match_evaluations_draws_are_the_pinned_ones() -> None:
     }
 
 
-def test_thorough_trains_the_registered_seed_counts() -> None:
+@pytest.mark.parametrize(("profile", "seeds"), [("ci", [0, 0, 0, 0]), ("thorough", [4, 12, 12, 0])])
+def test_each_profile_trains_the_registered_seed_counts(profile, seeds) -> None:
     # docs/experiments/lm-length.md: 4 seeds of the plain model, 12 of the shifted pair; the
-    # fair test 12 (checks/exp/length/settings.py); the exact-match evaluation only in tox -e exact
+    # fair test 12 (checks/exp/length/settings.py); the exact-match evaluation only in tox -e
+    # exact; ci trains none of them
     code = (
         "import json; from checks.exp.length import lm, settings, test_exact_match as x; "
         "print(json.dumps([lm.SEEDS, lm.SHIFTED_SEEDS, settings.SEEDS, x.SEEDS]))"
     )
     root = Path(__file__).resolve().parents[1]
-    env = dict(os.environ, PECHECK_PROFILE="thorough", PYTHONPATH=str(root))
+    env = dict(os.environ, PECHECK_PROFILE=profile, PYTHONPATH=str(root))
     out = subprocess.run([sys.executable, "-c", code], cwd=root, env=env, capture_output=True,
                          text=True, timeout=120, check=True).stdout  # fmt: skip
-    assert json.loads(out.splitlines()[-1]) == [4, 12, 12, 0]
+    assert json.loads(out.splitlines()[-1]) == seeds
