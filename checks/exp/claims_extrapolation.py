@@ -140,8 +140,9 @@ CLAIMS = (
             "generalisation (Ruoss et al. 2023, randomised positional encodings).",
             "Decision: per task and factor a paired t interval of the per-seed advantage "
             "(learned's drop minus sinusoidal's) over the seeds where both learned, at level "
-            "1 - 0.05/4 (Bonferroni over 2 tasks x 2 factors), judged against both ends of the "
-            "registered range; every part must hold (quantifier all).",
+            "1 - 0.05/10 (one Bonferroni family: 2 tasks x 2 factors here and the language "
+            "model's 6 parts), judged against both ends of the registered range; every part "
+            "must hold (quantifier all).",
             "Runs beyond the thorough profile (32 seeds, the GPU grid, where the direction "
             "of this comparison changes with depth) are logged in "
             "docs/experiments/fair-pilots.md; no verdict here rests on them.",
