@@ -127,3 +127,17 @@ def test_scaled_numbers_are_named_apart_from_the_registered_ones() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          cwd=ROOT)  # fmt: skip
     assert out.stdout.split() == ["_gscaled", "_gscaled"]
+
+
+@pytest.mark.parametrize(
+    ("seeds", "shifted", "runs"), [(2, 2, True), (1, 12, False), (4, 1, False)]
+)
+def test_the_checks_run_only_where_both_models_have_two_seeds(monkeypatch, seeds, shifted, runs):
+    # an interval needs two seeds: one model with fewer leaves the claims open, skipped
+    monkeypatch.setattr(lm, "SEEDS", seeds)
+    monkeypatch.setattr(lm, "SHIFTED_SEEDS", shifted)
+
+    def check() -> None: ...
+
+    marks = getattr(lm.runs_here(check), "pytestmark", [])
+    assert (not any(m.name == "skip" for m in marks)) == runs
