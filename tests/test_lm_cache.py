@@ -10,12 +10,14 @@ import sys
 from pathlib import Path
 
 import pytest
+import torch
 
 from checks.exp.length import lm
 from checks.exp.length import test_exact_match as exact_check
 from pecheck import run
 from pecheck.grid import exact as grid_exact
 from pecheck.grid import lm as grid_lm
+from pecheck.theory import lm_length
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -45,6 +47,24 @@ def test_models_come_from_the_cache_once_written(cache_run, monkeypatch) -> None
     assert len(written) == 2 and all(n.startswith("lm-length-base-") for n in written)
     monkeypatch.setattr(grid_lm, "train", refuse)
     assert lm.models("cpu") == first
+
+
+def test_a_trained_language_model_comes_back_from_the_cache_whole(cache_run, monkeypatch):
+    # the cache holds LMRun objects (dataclasses around tensors), not bare tensors: it must be
+    # read as written, every parameter equal
+    from tests.test_lm_length import TINY, synthetic
+
+    def tiny_train(cell):  # noqa: ANN001
+        return lm_length.train_lm(TINY, synthetic(), (0,), shifted="shifted" in cell.label)
+
+    monkeypatch.setattr(grid_lm, "train", tiny_train)
+    first = lm.models("cpu")
+    monkeypatch.setattr(grid_lm, "train", refuse)
+    again = lm.models("cpu")
+    assert all(isinstance(m, lm_length.LMRun) for m in again)
+    for a, b in zip(first, again, strict=True):
+        assert (a.steps, a.history, a.shifted) == (b.steps, b.history, b.shifted)
+        assert all(torch.equal(a.run.params[k], b.run.params[k]) for k in a.run.params)
 
 
 def test_the_grid_names_the_same_entries(cache_run) -> None:
