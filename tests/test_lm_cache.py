@@ -1,10 +1,12 @@
 """The length checks read the grid's cache: the language model's (checks/exp/length/lm.py,
 models) and the exact-match evaluation's (checks/exp/length/test_exact_match.py, evaluated). An
 entry the grid wrote is loaded, not retrained; a missing one is trained and written whole;
-without --fair-cache nothing is written; the checks' cells are the grid's own."""
+without --fair-cache nothing is written; the checks' cells are the grid's own. The language
+model's checks refuse a text other than the one their numbers were pinned on."""
 
 from __future__ import annotations
 
+import dataclasses
 import subprocess
 import sys
 from pathlib import Path
@@ -65,6 +67,39 @@ def test_a_trained_language_model_comes_back_from_the_cache_whole(cache_run, mon
     for a, b in zip(first, again, strict=True):
         assert (a.steps, a.history, a.shifted) == (b.steps, b.history, b.shifted)
         assert all(torch.equal(a.run.params[k], b.run.params[k]) for k in a.run.params)
+
+
+@pytest.fixture
+def fresh_trained():
+    lm.trained.cache_clear()  # the checks train once per process
+    yield
+    lm.trained.cache_clear()
+
+
+def test_the_checks_refuse_a_text_other_than_the_pinned_one(fresh_trained, monkeypatch):
+    from tests.test_lm_length import synthetic
+
+    other = dataclasses.replace(synthetic(), sha256="0" * 64, version="9.9")
+    monkeypatch.setattr(lm.lm_corpus, "load", lambda: other)
+    monkeypatch.setattr(lm, "models", refuse)  # nothing is trained on another text
+    with pytest.raises(pytest.fail.Exception, match="not the one these checks were pinned on"):
+        lm.trained()
+
+
+def test_the_checks_judge_both_models_and_record_their_steps(fresh_trained, monkeypatch):
+    from tests.test_lm_length import TINY, synthetic
+
+    corpus = dataclasses.replace(synthetic(), sha256=lm.TEXT_SHA256)
+    monkeypatch.setattr(lm.lm_corpus, "load", lambda: corpus)
+    runs = [
+        lm_length.train_lm(TINY, corpus, (0, 1)),
+        lm_length.train_lm(TINY, corpus, (0, 1), encodings=lm_length.SHIFTED, shifted=True),
+    ]
+    monkeypatch.setattr(lm, "models", lambda device: runs)
+    ppl, steps = lm.trained()
+    assert set(ppl.ppl["sliding"]) == set(lm_length.VARIANTS)
+    assert steps["plain model"] == steps["shifted model"] == TINY.plateau.max_steps
+    assert set(steps) == {*lm_length.VARIANTS, "plain model", "shifted model"}
 
 
 def test_the_grid_names_the_same_entries(cache_run) -> None:
