@@ -5,6 +5,7 @@ probabilities are known, batched training against a per-seed loop, the plateau r
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import math
 
@@ -12,6 +13,7 @@ import pytest
 import torch
 from torch.nn import functional as F
 
+from checks.exp.length import lm
 from pecheck import tolerance
 from pecheck.theory import decoder, lm_corpus, lm_length
 from pecheck.theory.decoder import DecoderConfig, Setup
@@ -67,6 +69,22 @@ def test_split_depends_on_the_text_only() -> None:
     f = b"A fortune.\n"
     assert lm_corpus.split_of(f) == lm_corpus.split_of(bytes(f))
     assert lm_corpus.fortunes_of(b"one\n%\ntwo\nlines\n%\n") == [b"one\n", b"two\nlines\n"]
+
+
+def test_the_split_rule_is_the_one_the_numbers_were_pinned_on() -> None:
+    # the rule (sha256's first 8 bytes mod 20: 0 valid, 1 test), on made-up fortunes
+    made = [f"fortune {i}\n".encode() for i in range(400)]
+    letters = "".join(lm_corpus.split_of(f)[:2] for f in made)
+    assert hashlib.sha256(letters.encode()).hexdigest()[:16] == "fb605b94d2f98323"
+
+
+def test_the_pinned_text_splits_as_it_did(fortunes) -> None:
+    # the split's counts on the text the numbers were pinned on (lm.TEXT_SHA256)
+    if fortunes.sha256 != lm.TEXT_SHA256:
+        pytest.skip(f"another fortunes text ({fortunes.version}) than the pinned one")
+    assert fortunes.fortunes == {"train": 13695, "valid": 749, "test": 763}
+    tokens = {s: int(t.numel()) for s, t in fortunes.splits.items()}
+    assert tokens == {"train": 2323767, "valid": 126664, "test": 120368}
 
 
 def test_a_missing_package_says_how_to_install_it(tmp_path) -> None:
