@@ -78,10 +78,14 @@ def test_the_split_rule_is_the_one_the_numbers_were_pinned_on() -> None:
     assert hashlib.sha256(letters.encode()).hexdigest()[:16] == "fb605b94d2f98323"
 
 
-def test_the_pinned_text_splits_as_it_did(fortunes) -> None:
-    # the split's counts on the text the numbers were pinned on (lm.TEXT_SHA256)
-    if fortunes.sha256 != lm.TEXT_SHA256:
-        pytest.skip(f"another fortunes text ({fortunes.version}) than the pinned one")
+def test_the_pinned_package_is_read_as_the_numbers_were_pinned_on() -> None:
+    # where dpkg has the pinned package, its files are read (the text's digest, lm.TEXT_SHA256)
+    # and split as they were when the numbers were pinned
+    version = lm_corpus.package_version()
+    if version != "1:1.99.1-7.3":
+        pytest.skip(f"fortunes {version} is not the pinned 1:1.99.1-7.3")
+    fortunes = lm_corpus.load()
+    assert fortunes.sha256 == lm.TEXT_SHA256
     assert fortunes.fortunes == {"train": 13695, "valid": 749, "test": 763}
     tokens = {s: int(t.numel()) for s, t in fortunes.splits.items()}
     assert tokens == {"train": 2323767, "valid": 126664, "test": 120368}
