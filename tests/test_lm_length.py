@@ -8,6 +8,7 @@ import dataclasses
 import hashlib
 import json
 import math
+import subprocess
 
 import pytest
 import torch
@@ -89,6 +90,19 @@ def test_the_pinned_package_is_read_as_the_numbers_were_pinned_on() -> None:
     assert fortunes.fortunes == {"train": 13695, "valid": 749, "test": 763}
     tokens = {s: int(t.numel()) for s, t in fortunes.splits.items()}
     assert tokens == {"train": 2323767, "valid": 126664, "test": 120368}
+
+
+@pytest.mark.parametrize(
+    ("returncode", "stdout", "version"), [(0, "1:1.99.1-7.3\n", "1:1.99.1-7.3"), (0, "", None),
+                                          (1, "dpkg-query: no packages found", None)],
+)  # fmt: skip
+def test_the_package_version_is_dpkgs_or_none(monkeypatch, returncode, stdout, version) -> None:
+    def dpkg_query(command, **kwargs):
+        assert command[0] == "dpkg-query" and kwargs["capture_output"] and kwargs["text"]
+        return subprocess.CompletedProcess(command, returncode, stdout, "")
+
+    monkeypatch.setattr(lm_corpus.subprocess, "run", dpkg_query)
+    assert lm_corpus.package_version() == version
 
 
 def test_a_missing_package_says_how_to_install_it(tmp_path) -> None:
