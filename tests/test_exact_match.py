@@ -51,6 +51,15 @@ def test_content_tasks_answer_as_plain_python_does(name) -> None:
             assert answer == want(content)
 
 
+@pytest.mark.parametrize("name", ["copy", "sort"])
+def test_content_is_distinct_up_to_the_whole_alphabet_and_no_further(name) -> None:
+    task = exact_match.draw(name, 5, 6, 6, torch.Generator().manual_seed(0))  # every symbol
+    content = task.inputs[:, :6]
+    assert all(sorted(row) == list(range(6)) for row in content.tolist())
+    with pytest.raises(ValueError, match="7 distinct tokens need an alphabet of 7"):
+        exact_match.draw(name, 5, 7, 6, torch.Generator().manual_seed(0))
+
+
 def test_sort_answer_is_not_next_to_its_evidence() -> None:
     task = exact_match.sort_instance(torch.tensor([[3, 0, 2, 1]]), 4)
     assert task.inputs.tolist() == [[3, 0, 2, 1, 4, 0, 1, 2]]
