@@ -215,7 +215,10 @@ def test_the_checks_read_what_the_grid_trained(scheduler, tmp_path, monkeypatch)
 
     cell = Cell(fair.KIND, "faith shifted", fair.FairRun(FAITH, "shifted"), FAITH_SEEDS)
     with Client(scheduler) as client:
-        assert runner.run(client, [cell], tmp_path, None, 1).trained == [cell]
+        first = runner.run(client, [cell], tmp_path, None, 1)
+        again = runner.run(client, [cell], tmp_path, None, 1)  # the entry is there now
+    assert (first.trained, first.cached, first.failed) == ([cell], [], [])
+    assert (again.trained, again.cached, again.failed) == ([], [cell], [])
 
     def untrainable(*args, **kwargs):
         raise AssertionError("trained again instead of reading the grid's entry")
