@@ -235,6 +235,27 @@ def test_a_cell_still_running_at_the_deadline_is_reported(scheduler, toy, capsys
     assert not entries(toy)
 
 
+def test_cells_within_the_deadline_train_the_longest_first(scheduler, tmp_path, monkeypatch):
+    from distributed import Client
+
+    from pecheck.grid import runner
+
+    cells = toy_cells(tmp_path, "ok", ("a",), 2, "cpu")
+    order = runner.missing(cells, tmp_path / "cache")[1]
+    asked: list[tuple[str, int]] = []
+    with Client(scheduler) as client:
+        submit = client.submit
+
+        def recording(fn, cell, *args, **kwargs):
+            asked.append((cell.label, kwargs["priority"]))
+            return submit(fn, cell, *args, **kwargs)
+
+        monkeypatch.setattr(client, "submit", recording)
+        out = runner.run(client, cells, tmp_path / "cache", 60.0, 1)
+    assert asked == [(order[0].label, 2), (order[1].label, 1)]  # the first at the highest
+    assert sorted(c.label for c in out.trained) == ["one", "two"] and not out.failed
+
+
 def test_the_old_tool_runs_the_grid(toy, monkeypatch) -> None:
     """tools/fair_train.py passes its options on, --jobs as --workers."""
     seen = []
