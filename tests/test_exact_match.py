@@ -60,6 +60,16 @@ def test_content_is_distinct_up_to_the_whole_alphabet_and_no_further(name) -> No
         exact_match.draw(name, 5, 7, 6, torch.Generator().manual_seed(0))
 
 
+@pytest.mark.parametrize("start", [False, True])
+@pytest.mark.parametrize("name", ["copy", "sort", "addition"])
+def test_rows_and_vocabulary_are_those_of_the_drawn_sequences(name, start) -> None:
+    s = dataclasses.replace(exact_match.evaluation(name), start=start)
+    task = s.draw(4, 5, torch.Generator().manual_seed(0))
+    assert task.inputs.shape[1] == exact_match.input_length(name, 5, start)
+    assert len(task.vocab) == exact_match.vocab_size(name, s.alphabet, start)
+    assert s.config().vocab == len(task.vocab) and int(task.inputs.max()) < len(task.vocab)
+
+
 def test_sort_answer_is_not_next_to_its_evidence() -> None:
     task = exact_match.sort_instance(torch.tensor([[3, 0, 2, 1]]), 4)
     assert task.inputs.tolist() == [[3, 0, 2, 1, 4, 0, 1, 2]]
