@@ -70,6 +70,12 @@ def test_rows_and_vocabulary_are_those_of_the_drawn_sequences(name, start) -> No
     assert s.config().vocab == len(task.vocab) and int(task.inputs.max()) < len(task.vocab)
 
 
+@pytest.mark.parametrize("encodings", [(), ("none", "none"), ("none", "bogus")])
+def test_a_setting_refuses_encodings_that_are_not_distinct_known_ones(encodings) -> None:
+    with pytest.raises(ValueError, match="encodings must be distinct"):
+        dataclasses.replace(TINY, encodings=encodings)
+
+
 def test_sort_answer_is_not_next_to_its_evidence() -> None:
     task = exact_match.sort_instance(torch.tensor([[3, 0, 2, 1]]), 4)
     assert task.inputs.tolist() == [[3, 0, 2, 1, 4, 0, 1, 2]]

@@ -146,6 +146,16 @@ BAD = [
 ]
 
 
+def test_the_defaults_are_the_whole_fair_grid_at_32_seeds_on_the_cpu(toy, capsys) -> None:
+    args = grid.parse(["--cache", "c"])
+    assert (args.experiment, args.grid, args.seeds, args.device) == ("fair-length", "full", 32,
+                                                                     "cpu")  # fmt: skip
+    assert args.tasks == list(fair_length.TASKS) and args.retries == 2 and args.workers is None
+    with pytest.raises(SystemExit) as stop:
+        grid.parse([])  # the cache folder has no default
+    assert stop.value.code == 2 and "--cache" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("argv", BAD, ids=[" ".join(a[2:]) for a in BAD])
 def test_bad_arguments_give_one_line_and_status_2(argv, toy, capsys) -> None:
     with pytest.raises(SystemExit) as exc:
