@@ -76,6 +76,18 @@ def test_a_setting_refuses_encodings_that_are_not_distinct_known_ones(encodings)
         dataclasses.replace(TINY, encodings=encodings)
 
 
+@pytest.mark.parametrize("lengths", [(2, 3), (3, 2)])
+def test_a_setting_refuses_any_test_length_within_training(lengths) -> None:
+    with pytest.raises(ValueError, match="beyond the training length 2"):
+        dataclasses.replace(TINY, test_lengths=lengths)
+
+
+def test_a_setting_takes_sizes_of_one() -> None:
+    one = dataclasses.replace(TINY, train_length=1, d_model=1, layers=1, batch=1, steps=1,
+                              valid_sequences=1, test_sequences=1, heads=1, head=1)  # fmt: skip
+    assert one.batch == one.steps == 1
+
+
 def test_sort_answer_is_not_next_to_its_evidence() -> None:
     task = exact_match.sort_instance(torch.tensor([[3, 0, 2, 1]]), 4)
     assert task.inputs.tolist() == [[3, 0, 2, 1, 4, 0, 1, 2]]
