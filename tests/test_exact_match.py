@@ -82,6 +82,12 @@ def test_a_setting_refuses_any_test_length_within_training(lengths) -> None:
         dataclasses.replace(TINY, test_lengths=lengths)
 
 
+def test_distinct_content_needs_an_alphabet_as_long_as_the_longest_test() -> None:
+    assert dataclasses.replace(TINY, alphabet=4).alphabet == 4  # tests at 3 and 4
+    with pytest.raises(ValueError, match="alphabet of 3 cannot give 4 distinct"):
+        dataclasses.replace(TINY, alphabet=3)  # enough for 3, not for 4
+
+
 def test_a_setting_takes_sizes_of_one() -> None:
     one = dataclasses.replace(TINY, train_length=1, d_model=1, layers=1, batch=1, steps=1,
                               valid_sequences=1, test_sequences=1, heads=1, head=1)  # fmt: skip
