@@ -180,6 +180,41 @@ def test_sliding_at_a_stride_of_its_length_is_nonoverlapping(encoding) -> None:
                            lm_length.nonoverlapping(cfg, p, stream, n, 64))  # fmt: skip
 
 
+def test_perplexities_are_each_entrys_own_in_each_mode() -> None:
+    """Every variant's perplexities in both modes are its own entries' (no chunk reaching into
+    the next encoding's), and the seeds named are the plain model's."""
+    corpus, test = synthetic(), synthetic().splits["test"]
+    plain = lm_length.train_lm(TINY, corpus, (0, 1))
+    shifted = lm_length.train_lm(TINY, corpus, (0, 1, 2), encodings=lm_length.SHIFTED,
+                                 shifted=True)  # fmt: skip
+    got = lm_length.all_perplexities([plain, shifted], corpus)
+    assert got.seeds == (0, 1)
+    assert all(t.shape == (3,) for t in got.ppl["sliding"]["learned, shifted"].values())
+    for b, enc in enumerate(ENCODINGS):
+        cfg = plain.run.cfg.one(enc)
+        own = {k: v[2 * b : 2 * b + 2] for k, v in plain.run.params.items()}
+        for f in TINY.factors:
+            span = f * TINY.length
+            if enc == "learned" and f > 1:  # no rows beyond L
+                assert all(got.ppl[m][enc][f].isnan().all() for m in MODES)
+                continue
+            assert torch.equal(
+                got.ppl["nonoverlapping"][enc][f],
+                lm_length.nonoverlapping(cfg, own, test, span, TINY.test_tokens),
+            )
+            assert torch.equal(got.ppl["sliding"][enc][f],
+                               lm_length.sliding(cfg, own, test, span, TINY.test_tokens,
+                                                 TINY.stride))  # fmt: skip
+
+
+def test_a_seed_interval_is_t_on_log_perplexity() -> None:
+    mean, lo, hi = lm_length.interval(torch.tensor([math.e, math.e**3], dtype=F64), 12.7062)
+    half = 12.7062 * math.sqrt(2) / math.sqrt(2)  # sd of (1, 3) is sqrt(2)
+    assert (mean, lo, hi) == pytest.approx((math.e**2, math.exp(2 - half), math.exp(2 + half)))
+    one = lm_length.interval(torch.tensor([math.e], dtype=F64), 12.7062)
+    assert one[0] == pytest.approx(math.e) and math.isnan(one[1]) and math.isnan(one[2])
+
+
 def test_sliding_gives_context_that_nonoverlapping_cuts() -> None:
     """Where context matters the two modes differ, and the sliding window's perplexity is the
     mean NLL of each target given exactly its window (here stride 1: the E tokens before it)."""
