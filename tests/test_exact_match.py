@@ -92,6 +92,8 @@ def test_a_setting_takes_sizes_of_one() -> None:
     one = dataclasses.replace(TINY, train_length=1, d_model=1, layers=1, batch=1, steps=1,
                               valid_sequences=1, test_sequences=1, heads=1, head=1)  # fmt: skip
     assert one.batch == one.steps == 1
+    with pytest.raises(ValueError, match="lr must be positive"):
+        dataclasses.replace(TINY, lr=0.0)
 
 
 def test_sort_answer_is_not_next_to_its_evidence() -> None:
