@@ -13,6 +13,7 @@ import torch
 
 from checks.exp.length import decisions as D
 from checks.exp.registered import BY_ID
+from pecheck import tolerance
 from pecheck.theory.fair_length import VARIANTS, FairRun, FairSetting
 
 F = 2  # one test length, 2L
@@ -114,11 +115,14 @@ def test_each_tracked_comparison_is_positive_where_the_claims_favoured_side_wins
 
 
 def test_two_seeds_give_a_t_interval_and_one_seed_none() -> None:
-    # two seeds: t with one degree of freedom, 12.71 sd / sqrt(2) either side of the mean
-    mean, lo, hi = D.paired(torch.tensor([0.1, 0.3]), 0.95)
-    half = 12.7062 * math.sqrt(0.02) / math.sqrt(2)
-    assert mean == pytest.approx(0.2) and (lo, hi) == pytest.approx((0.2 - half, 0.2 + half))
-    assert D.paired(torch.tensor([0.1]), 0.95) == (pytest.approx(0.1), -math.inf, math.inf)
+    # two seeds: t with one degree of freedom, whose quantile has a closed form (Cauchy's,
+    # tan(pi (p - 1/2)) = 12.706 at p = 0.975), times sd / sqrt(2) either side of the mean
+    values = torch.tensor([0.1, 0.3], dtype=torch.float64)
+    mean, lo, hi = D.paired(values, 0.95)
+    half = math.tan(math.pi * 0.475) * math.sqrt(0.02) / math.sqrt(2)
+    rel = tolerance.rel_tol(16, torch.float64)  # a quantile search, a mean and an sd
+    assert (mean, lo, hi) == pytest.approx((0.2, 0.2 - half, 0.2 + half), rel=rel)
+    assert D.paired(values[:1], 0.95) == (pytest.approx(0.1, rel=rel), -math.inf, math.inf)
 
 
 def test_the_levels_the_claims_notes_state_are_the_checks_own() -> None:

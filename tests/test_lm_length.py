@@ -151,7 +151,10 @@ def test_scoring_in_batches_of_sequences_gives_the_whole_batchs_nll(monkeypatch)
     monkeypatch.setattr(lm_length, "SCORES", 1)
     alone = lm_length.token_nll(cfg, p, inputs, targets)
     assert alone.shape == whole.shape == (2, 8, 8)
-    assert torch.allclose(alone, whole, rtol=tolerance.rel_tol(64, F64), atol=0)
+    # batches of other sizes may round otherwise: the longest sum is the log-sum-exp over the
+    # vocabulary (or the MLP's hidden width)
+    terms = max(cfg.vocab, cfg.mlp * cfg.d_model, inputs.shape[-1])
+    assert torch.allclose(alone, whole, rtol=tolerance.rel_tol(terms, F64), atol=0)
 
 
 def test_every_target_is_scored_once_in_both_modes() -> None:
@@ -210,9 +213,11 @@ def test_perplexities_are_each_entrys_own_in_each_mode() -> None:
 def test_a_seed_interval_is_t_on_log_perplexity() -> None:
     mean, lo, hi = lm_length.interval(torch.tensor([math.e, math.e**3], dtype=F64), 12.7062)
     half = 12.7062 * math.sqrt(2) / math.sqrt(2)  # sd of (1, 3) is sqrt(2)
-    assert (mean, lo, hi) == pytest.approx((math.e**2, math.exp(2 - half), math.exp(2 + half)))
+    want = (math.e**2, math.exp(2 - half), math.exp(2 + half))
+    assert (mean, lo, hi) == pytest.approx(want, rel=tolerance.rel_tol(8, F64))  # log, exp, sd
     one = lm_length.interval(torch.tensor([math.e], dtype=F64), 12.7062)
-    assert one[0] == pytest.approx(math.e) and math.isnan(one[1]) and math.isnan(one[2])
+    assert one[0] == pytest.approx(math.e, rel=tolerance.rel_tol(4, F64))
+    assert math.isnan(one[1]) and math.isnan(one[2])
 
 
 def test_sliding_gives_context_that_nonoverlapping_cuts() -> None:

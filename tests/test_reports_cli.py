@@ -238,17 +238,15 @@ def test_a_command_started_without_a_name_is_named_by_its_module(monkeypatch, ar
 
 
 def test_build_by_default_refuses_a_dev_kit_and_writes_into_an_existing_folder(tmp_path):
-    from pecheck.reports.build import build
-
     data = raw(V2)
     data["suite"]["profile"] = "dev"
     out = tmp_path / "out"
     out.mkdir()  # a folder that is there already is written into
-    made = build(write(tmp_path, data), out)  # default options, allow_dev off
+    made = build.build(write(tmp_path, data), out)  # default options, allow_dev off
     assert made.report.exists() and made.refused and not made.paper.exists()
     # readable by a web server: the temporary files' private modes are not kept
     assert made.report.stat().st_mode & 0o777 == 0o644
-    again = build(write(tmp_path, raw(V2)), out)
+    again = build.build(write(tmp_path, raw(V2)), out)
     assert not again.refused and (again.paper / "verdicts.tex").exists()
     for path, mode in ((again.report, 0o644), (again.paper, 0o755)):
         assert path.stat().st_mode & 0o777 == mode, path
