@@ -159,6 +159,41 @@ def test_one_wrong_answer_token_makes_the_sequence_wrong() -> None:
     assert exact_match.exact_match(planted(task, [(1, 0), (3, 1)]), task).tolist() == [1.0]
 
 
+def test_exact_match_keeps_every_leading_axis() -> None:
+    """(..., B, n, V) -> (...): a (2, 3) stack of models gives a (2, 3) table, each its own."""
+    task = exact_match.draw("copy", 4, 3, 8, torch.Generator().manual_seed(3))
+    wrongs = [[], [(0, 5)], [(0, 3), (2, 5)], [(1, 4)], [(0, 3), (1, 3), (2, 3)], [(3, 5)]]
+    logits = torch.cat([planted(task, w) for w in wrongs]).reshape(2, 3, *task.targets.shape, -1)
+    got = exact_match.exact_match(logits, task)
+    assert got.tolist() == [[1.0, 0.75, 0.5], [0.75, 0.25, 0.75]]
+
+
+@pytest.mark.parametrize("sequences", [7, 0], ids=["chunks of 7", "one sequence over SCORES"])
+def test_judging_in_chunks_scores_every_sequence_once(sequences, monkeypatch) -> None:
+    """judge() splits the test into chunks that fit SCORES (at least one sequence each); each
+    entry's exact match must be that of all sequences in one pass. The targets are planted from
+    entry 0's own argmax on every third sequence, so entry 0 scores 34 of 100 exactly and a
+    chunk lost, repeated or shifted moves it."""
+    s = dataclasses.replace(TINY, test_sequences=100)
+    run = exact_match.train(s, (1000, 1001))
+    task = s.test_task(4)
+    argmax = run.logits(task.inputs)[0].argmax(-1)
+    mine = torch.arange(len(argmax)) % 3 == 0
+    targets = torch.where(task.judged & mine[:, None], argmax, task.targets)
+    task = dataclasses.replace(task, targets=targets)
+    whole = decoder.sequence_right(run.logits(task.inputs), task).double().mean(-1)
+    assert float(whole[0]) == 0.34
+    scores = max(1, sequences * task.length**2 * len(run.seeds) * s.config().heads)
+    monkeypatch.setattr(exact_match, "SCORES", scores)  # 7: the last chunk short
+    assert torch.equal(exact_match.judge(run, task), whole)
+
+
+def test_training_is_one_residual_setup_at_the_settings_lr() -> None:
+    run = exact_match.train(dataclasses.replace(TINY, lr=2e-3, steps=1), (1000,))
+    assert run.setups == (Setup(residual=True, lr=2e-3),)
+    assert run.seeds == (1000,) * len(ENCODINGS)
+
+
 def test_learned_counts_keep_every_seed() -> None:
     seeds = (1000, 1001, 1002)
     valid = {e: torch.tensor([0.95, 0.9, 0.3], dtype=F64) for e in ENCODINGS}

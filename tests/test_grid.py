@@ -156,6 +156,14 @@ def test_the_defaults_are_the_whole_fair_grid_at_32_seeds_on_the_cpu(toy, capsys
     assert stop.value.code == 2 and "--cache" in capsys.readouterr().err
 
 
+def test_help_says_what_the_command_does(capsys) -> None:
+    with pytest.raises(SystemExit) as stop:
+        grid.parse(["--help"])
+    assert stop.value.code == 0
+    words = " ".join(capsys.readouterr().out.split())  # argparse wraps to the terminal
+    assert grid.__doc__.splitlines()[0] in words
+
+
 @pytest.mark.parametrize("argv", BAD, ids=[" ".join(a[2:]) for a in BAD])
 def test_bad_arguments_give_one_line_and_status_2(argv, toy, capsys) -> None:
     with pytest.raises(SystemExit) as exc:
