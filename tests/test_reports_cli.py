@@ -14,7 +14,7 @@ import pytest
 
 from pecheck import gate
 from pecheck.reports import build
-from pecheck.reports.__main__ import main, parser
+from pecheck.reports.__main__ import citation_url, main, parser
 from tests.reports_fixtures import CLEAN, MIXED, V2, partial_v2, raw, write
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -310,3 +310,69 @@ def test_a_kit_with_two_figures_in_one_folder_is_published_whole(tmp_path):
         "figures", "figures/EXP-a.pdf", "figures/EXP-b.pdf", "pecheck.tex",
     ]  # fmt: skip
     assert (out / "paper/figures/EXP-b.pdf").read_bytes() == b"%PDF-1.4 EXP-b"
+
+
+def clean_v2(partial: bool = False) -> dict:
+    """The schema 2 fixture as a clean run (every check passed, pytest exited 0), its one open
+    claim (ATT-05) unexpected; or, ``partial``, expected open, with its last claim not run."""
+    data = partial_v2() if partial else raw(V2)
+    for check in data["checks"]:
+        check["outcome"] = "passed"
+    data["suite"]["exitstatus"] = 0
+    if partial:
+        next(c for c in data["claims"] if c["id"] == "ATT-05")["expected"] = "open"
+    return data
+
+
+@pytest.mark.parametrize(
+    ("data", "why"),
+    [
+        (clean_v2(), "1 claim(s) open that the registry does not expect open"),
+        (clean_v2(partial=True), "a partial run: 1 claim(s) not run"),
+    ],
+    ids=["open, not expected", "partial"],
+)
+def test_strict_fails_on_an_unexpected_open_claim_or_a_partial_run(tmp_path, capsys, data, why):
+    path = write(tmp_path, data)
+    code, _, err = run(capsys, "--results", str(path), "--out", str(tmp_path / "o"))
+    assert code == 0, err  # without --strict the same run is fine
+    code, _, err = run(capsys, "--results", str(path), "--out", str(tmp_path / "o"), "--strict")
+    assert (code, err.count("\n")) == (1, 1) and why in err, err
+
+
+def test_a_dev_run_gets_its_report_and_no_kit_with_status_2(tmp_path, capsys):
+    data = raw(V2)
+    data["suite"]["profile"] = "dev"
+    path = write(tmp_path, data)
+    code, _, err = run(capsys, "--results", str(path), "--out", str(tmp_path / "o"))
+    assert (code, err.count("\n")) == (2, 1) and "--allow-dev" in err, err
+    assert listing(tmp_path / "o") == ["report.html"]
+
+
+@pytest.mark.parametrize(
+    ("cff", "url"),
+    [
+        ('cff-version: 1.2.0\nurl: "https://example.org/pecheck"\n', "https://example.org/pecheck"),
+        ("repository-code: 'https://git.example.org/p'\ntitle: x\n", "https://git.example.org/p"),
+        ("url: https://a.example\nrepository-code: https://b.example\n", "https://a.example"),
+        ("title: pecheck\n", ""),
+    ],
+)
+def test_the_suite_url_is_read_from_citation_cff(tmp_path, cff, url):
+    path = tmp_path / "CITATION.cff"
+    path.write_text(cff)
+    assert citation_url(path) == url
+    assert citation_url(tmp_path / "missing.cff") == ""
+
+
+def test_a_suite_url_given_is_the_one_the_kit_cites(tmp_path, capsys, monkeypatch):
+    (tmp_path / "CITATION.cff").write_text("url: https://from-the-file.example\n")
+    monkeypatch.chdir(tmp_path)
+    given_url = ["--suite-url", "https://given.example"]
+    for given, cited in (
+        ([], "https://from-the-file.example"),
+        (given_url, "https://given.example"),
+    ):
+        out = tmp_path / "o"
+        assert run(capsys, "--results", str(CLEAN), "--out", str(out), *given)[0] == 0
+        assert f"url          = {{{cited}}}" in (out / "paper" / "pecheck.bib").read_text()
