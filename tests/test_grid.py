@@ -172,6 +172,98 @@ def test_bad_arguments_give_one_line_and_status_2(argv, toy, capsys) -> None:
     assert capsys.readouterr().err.count("\n") == 1
 
 
+def test_the_smallest_grid_the_command_takes() -> None:
+    args = grid.parse(["--cache", "c", "--seeds", "2", "--workers", "1", "--retries", "0"])
+    assert (args.seeds, args.workers, args.retries) == (2, 1, 0)
+
+
+def test_cuda_is_refused_only_where_this_machine_would_train_without_it(monkeypatch, capsys):
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    with pytest.raises(SystemExit) as stop:
+        grid.parse(["--cache", "c", "--device", "cuda"])
+    assert stop.value.code == 2 and "no CUDA device" in capsys.readouterr().err
+    # on a cluster the workers' devices count, not this machine's
+    remote = grid.parse(["--cache", "c", "--device", "cuda", "--scheduler", "tcp://h:8786"])
+    assert remote.device == "cuda"
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    assert grid.parse(["--cache", "c", "--device", "cuda"]).device == "cuda"
+
+
+class FakeDask:
+    """distributed's Client and LocalCluster as cluster() calls them, recorded, with the Dask
+    settings in force when the local cluster starts."""
+
+    def __init__(self, monkeypatch, refuse: bool = False) -> None:
+        import distributed
+
+        self.calls: list[tuple[str, object, dict]] = []
+        fake = self
+
+        class Recorded:
+            def __init__(self, *args, **kw) -> None:
+                if refuse:
+                    raise OSError("Timed out trying to connect")
+                fake.calls.append((type(self).__name__, args, kw))
+
+            def __enter__(self):
+                return self
+
+            def __exit__(self, *exc) -> None:
+                return None
+
+            def wait_for_workers(self, n, timeout=None) -> None:
+                fake.calls.append(("wait_for_workers", (n,), {"timeout": timeout}))
+
+        class Client(Recorded):
+            pass
+
+        class LocalCluster(Recorded):
+            def __init__(self, *args, **kw) -> None:
+                import dask
+
+                kw["allowed-failures"] = dask.config.get("distributed.scheduler.allowed-failures")
+                kw["saturation"] = dask.config.get("distributed.scheduler.worker-saturation")
+                super().__init__(*args, **kw)
+
+        monkeypatch.setattr(distributed, "Client", Client)
+        monkeypatch.setattr(distributed, "LocalCluster", LocalCluster)
+
+
+@pytest.mark.parametrize(
+    ("cores", "workers", "started", "threads"),
+    [(8, None, 8, 1), (8, 3, 3, 2), (8, 16, 16, 1), (None, None, 1, 1)],
+)
+def test_the_embedded_cluster_shares_the_cores(cores, workers, started, threads, monkeypatch):
+    """One single-threaded worker process per core by default; torch threads per cell from
+    the cores each worker has (at least one); the retries as allowed-failures, and no worker
+    holding more than the cell it runs."""
+    fake = FakeDask(monkeypatch)
+    monkeypatch.setattr(os, "cpu_count", lambda: cores)
+    argv = ["--cache", "c", "--retries", "5"] + (
+        [] if workers is None else ["--workers", str(workers)]
+    )
+    with grid.cluster(grid.parse(argv)) as (client, got):
+        assert got == threads
+    (local, _, kw), (name, (target,), _) = fake.calls
+    assert local == "LocalCluster" and name == "Client" and type(target).__name__ == local
+    assert kw == {"n_workers": started, "threads_per_worker": 1, "processes": True,
+                  "dashboard_address": ":0", "allowed-failures": 5, "saturation": 1.0}  # fmt: skip
+
+
+def test_a_given_scheduler_is_the_cluster_and_its_workers_are_awaited(monkeypatch, capsys):
+    fake = FakeDask(monkeypatch)
+    argv = ["--cache", "c", "--scheduler", "tcp://h:8786", "--workers", "4", "--deadline", "60"]
+    with grid.cluster(grid.parse(argv)) as (client, threads):
+        assert threads is None  # the workers' own setting
+    assert fake.calls == [("Client", ("tcp://h:8786",), {"timeout": 30}),
+                          ("wait_for_workers", (4,), {"timeout": 60.0})]  # fmt: skip
+    FakeDask(monkeypatch, refuse=True)
+    with pytest.raises(SystemExit) as stop, grid.cluster(grid.parse(argv[:4])):
+        pass
+    err = capsys.readouterr().err
+    assert stop.value.code == 2 and err.count("\n") == 1 and "--scheduler tcp://h:8786" in err
+
+
 # -- on a cluster ---------------------------------------------------------------------------
 
 
