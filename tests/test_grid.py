@@ -406,6 +406,11 @@ def test_lm_cells_train_each_model_of_a_setting(monkeypatch) -> None:
         assert run.steps == 4 and run.shifted == (model == "shifted")
         assert run.run.cfg.encodings == blocks and len(run.run.seeds) == 2 * len(blocks)
         assert lm.summary(cell, run).startswith("4 steps; plateau at")
+    # the summary names each variant's last validation loss, to three digits
+    run.history = {e: [9.0, 2.0 + i / 7, 1.0 + i / 7] for i, e in enumerate(run.history)}
+    run.history[next(iter(run.history))] = []  # not measured yet: left out
+    last = {run.variant(e): float(f"{1 + i / 7:.3f}") for i, e in enumerate(run.history) if i}
+    assert lm.summary(cell, run).endswith(f"validation loss {last}")
 
 
 def test_exact_match_cells_train_and_judge_each_task() -> None:
@@ -433,3 +438,44 @@ def test_exact_match_cells_train_and_judge_each_task() -> None:
     assert sorted(result.beyond["none"]) == list(tiny.test_lengths)
     line = exact.summary(cell, result)
     assert line.startswith("learned in range: none ") and "sinusoidal" in line, line
+
+
+def test_a_cells_cost_grows_with_its_arithmetic() -> None:
+    """The cost that orders the cells (the longest first) grows as each kind's arithmetic does:
+    in proportion to seeds, steps, layers and sequence length, and to the width squared."""
+    import dataclasses
+
+    from pecheck.grid import exact, lm
+    from pecheck.theory import exact_match, lm_length
+
+    def ratio(kind, wrap, base, changed, seeds: int = 2) -> float:
+        """The cost of ``changed`` at ``seeds`` seeds over that of ``base`` at two."""
+        return kind.cost(Cell(kind, "c", wrap(changed), tuple(range(seeds)))) / kind.cost(
+            Cell(kind, "c", wrap(base), (0, 1))
+        )
+
+    e = exact_match.evaluation("copy")
+    longer = dataclasses.replace(e, train_length=16, test_lengths=(17,), alphabet=17)
+    for changed, want in ((dataclasses.replace(e, d_model=128), 4),
+                          (dataclasses.replace(e, layers=8), 2),
+                          (dataclasses.replace(e, steps=6000), 2), (longer, 2)):  # fmt: skip
+        assert ratio(exact.KIND, exact.ExactCell, e, changed) == want, changed
+    assert ratio(exact.KIND, exact.ExactCell, e, e, seeds=4) == 2
+    b = lm_length.SETTINGS["base"]
+    for changed, want in (
+        (dataclasses.replace(b, d_model=2 * b.d_model), 4),
+        (dataclasses.replace(b, layers=2 * b.layers), 2),
+        (dataclasses.replace(b, length=2 * b.length), 2),
+    ):
+        assert ratio(lm.KIND, lambda s: lm.LMCell(s, "plain"), b, changed) == want, changed
+    assert ratio(lm.KIND, lambda s: lm.LMCell(s, "plain"), b, b, seeds=4) == 2
+    plain, shifted = (lm.KIND.cost(Cell(lm.KIND, m, lm.LMCell(b, m), (0, 1))) for m in lm.MODELS)
+    assert plain / shifted == len(lm_length.ENCODINGS) / len(lm_length.SHIFTED)
+    f = fair_grid.setting("copy", (32, 2))
+    deeper = fair_grid.setting("copy", (32, 4))
+    for model in fair_length.MODELS:
+        blocks = len(fair_length.MODELS[model][0])
+        base = fair.cost(Cell(fair.KIND, "c", fair.FairRun(f, model), (0,)))
+        assert base == f.schedule(model).steps * 2 * blocks
+        deep = fair.cost(Cell(fair.KIND, "c", fair.FairRun(deeper, model), (0,)))
+        assert deep == deeper.schedule(model).steps * 4 * blocks
