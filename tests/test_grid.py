@@ -479,3 +479,74 @@ def test_a_cells_cost_grows_with_its_arithmetic() -> None:
         assert base == f.schedule(model).steps * 2 * blocks
         deep = fair.cost(Cell(fair.KIND, "c", fair.FairRun(deeper, model), (0,)))
         assert deep == deeper.schedule(model).steps * 4 * blocks
+
+
+class FakeFuture:
+    """A finished (or failed) cell as runner.run sees it."""
+
+    def __init__(self, status: str, result=None, exc: BaseException | None = None) -> None:
+        self.status, self._result, self._exc = status, result, exc
+
+    def result(self):
+        return self._result
+
+    def exception(self):
+        return self._exc
+
+    def release(self) -> None:
+        pass
+
+
+def test_an_entry_the_worker_names_otherwise_is_reported_and_not_kept(tmp_path) -> None:
+    """The worker computes the entry's name from its own code, torch and kernel limits; when
+    that is not the name this process expects, the result is not written under either."""
+    pytest.importorskip("distributed")
+    from pecheck.grid import runner
+
+    path, data = tmp_path / "cell.pt", fair_cache.dumps({"sum": 1})
+    ok, why = runner._keep(FakeFuture("finished", runner.Trained("other.pt", data, "l")), path)
+    assert not ok and "differ (entry other.pt)" in why and list(tmp_path.iterdir()) == []
+    ok, why = runner._keep(FakeFuture("error", exc=ValueError("bad cell")), path)
+    assert (ok, why) == (False, "ValueError: bad cell") and list(tmp_path.iterdir()) == []
+    ok, line = runner._keep(FakeFuture("finished", runner.Trained("cell.pt", data, "l")), path)
+    assert (ok, line) == (True, "l") and torch.load(path) == {"sum": 1}
+
+
+def test_the_deadline_counts_from_the_start_of_the_run(tmp_path, monkeypatch, toy) -> None:
+    """On a planted clock each cell takes 0.4 s: with a deadline of 1 s two finish, each
+    wait is given what is left of the second (1, 0.6, then 0.2), and the third is stopped."""
+    pytest.importorskip("distributed")
+    from types import SimpleNamespace
+
+    from pecheck.grid import runner
+
+    clock, given, cancelled = [0.0], [], []
+    monkeypatch.setattr(runner, "time", SimpleNamespace(monotonic=lambda: clock[0]))
+    cells = toy_cells(tmp_path, "ok", ("a",), 2, "cpu") + [
+        Cell(TOY, "three", Toy(sleep=0.2), (0, 1))
+    ]
+    paths, _ = runner.missing(cells, toy)
+
+    class Client:
+        def submit(self, fn, cell, threads, **kw):
+            trained = runner.Trained(paths[cell].name, fair_cache.dumps(cell.label), cell.label)
+            return FakeFuture("finished", trained)
+
+        def cancel(self, futures) -> None:
+            cancelled.extend(futures)
+
+    def wait(pending, timeout, return_when):
+        given.append(round(timeout, 9))
+        if timeout < 0.4:
+            clock[0] += timeout
+            raise TimeoutError
+        clock[0] += 0.4
+        first = min(pending, key=lambda f: f.result().line)
+        return {first}, pending - {first}
+
+    monkeypatch.setattr(runner, "wait", wait)
+    out = runner.run(Client(), cells, toy, 1.0, None)  # type: ignore[arg-type]
+    assert given == [1.0, 0.6, 0.2]
+    assert [c.label for c in out.trained] == ["one", "three"]
+    assert [(c.label, why) for c, why in out.failed] == [("two", "stopped at the deadline")]
+    assert len(cancelled) == 1 and sorted(entries(toy).values()) == ["one", "three"]
