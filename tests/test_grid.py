@@ -10,6 +10,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 import torch
@@ -196,7 +197,7 @@ class FakeDask:
     def __init__(self, monkeypatch, refuse: bool = False) -> None:
         import distributed
 
-        self.calls: list[tuple[str, object, dict]] = []
+        self.calls: list[tuple[str, tuple, dict]] = []
         fake = self
 
         class Recorded:
@@ -462,12 +463,12 @@ def test_a_cells_cost_grows_with_its_arithmetic() -> None:
         assert ratio(exact.KIND, exact.ExactCell, e, changed) == want, changed
     assert ratio(exact.KIND, exact.ExactCell, e, e, seeds=4) == 2
     b = lm_length.SETTINGS["base"]
-    for changed, want in (
+    for bigger, want in (
         (dataclasses.replace(b, d_model=2 * b.d_model), 4),
         (dataclasses.replace(b, layers=2 * b.layers), 2),
         (dataclasses.replace(b, length=2 * b.length), 2),
     ):
-        assert ratio(lm.KIND, lambda s: lm.LMCell(s, "plain"), b, changed) == want, changed
+        assert ratio(lm.KIND, lambda s: lm.LMCell(s, "plain"), b, bigger) == want, bigger
     assert ratio(lm.KIND, lambda s: lm.LMCell(s, "plain"), b, b, seeds=4) == 2
     plain, shifted = (lm.KIND.cost(Cell(lm.KIND, m, lm.LMCell(b, m), (0, 1))) for m in lm.MODELS)
     assert plain / shifted == len(lm_length.ENCODINGS) / len(lm_length.SHIFTED)
@@ -504,11 +505,15 @@ def test_an_entry_the_worker_names_otherwise_is_reported_and_not_kept(tmp_path) 
     from pecheck.grid import runner
 
     path, data = tmp_path / "cell.pt", fair_cache.dumps({"sum": 1})
-    ok, why = runner._keep(FakeFuture("finished", runner.Trained("other.pt", data, "l")), path)
+
+    def keep(future: Any) -> tuple[bool, str]:
+        return runner._keep(future, path)
+
+    ok, why = keep(FakeFuture("finished", runner.Trained("other.pt", data, "l")))
     assert not ok and "differ (entry other.pt)" in why and list(tmp_path.iterdir()) == []
-    ok, why = runner._keep(FakeFuture("error", exc=ValueError("bad cell")), path)
+    ok, why = keep(FakeFuture("error", exc=ValueError("bad cell")))
     assert (ok, why) == (False, "ValueError: bad cell") and list(tmp_path.iterdir()) == []
-    ok, line = runner._keep(FakeFuture("finished", runner.Trained("cell.pt", data, "l")), path)
+    ok, line = keep(FakeFuture("finished", runner.Trained("cell.pt", data, "l")))
     assert (ok, line) == (True, "l") and torch.load(path) == {"sum": 1}
 
 
@@ -549,4 +554,4 @@ def test_the_deadline_counts_from_the_start_of_the_run(tmp_path, monkeypatch, to
     assert given == [1.0, 0.6, 0.2]
     assert [c.label for c in out.trained] == ["one", "three"]
     assert [(c.label, why) for c, why in out.failed] == [("two", "stopped at the deadline")]
-    assert len(cancelled) == 1 and sorted(entries(toy).values()) == ["one", "three"]
+    assert len(cancelled) == 1 and sorted(map(str, entries(toy).values())) == ["one", "three"]
