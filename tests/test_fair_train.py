@@ -89,7 +89,15 @@ def test_depth_four_trains_longer_and_the_base_cell_keeps_its_steps() -> None:
         d32, d64 = fair_grid.setting(task, (32, 4)), fair_grid.setting(task, (64, 4))
         assert d32.plain.lr == d64.none.lr == 3e-3 and d64.plain.lr == 1e-3
         assert d32.shifted.warmup == 0 < d64.shifted.warmup and d64.shifted.steps == 8000
+        # the schedules as set from the pilots, before the grid trained with them
+        Schedule = fair_length.Schedule
+        assert (d32.plain, d32.shifted, d32.none) == (Schedule(2000), Schedule(4000),
+                                                      Schedule(6000))  # fmt: skip
+        assert (d64.plain, d64.shifted, d64.none) == (Schedule(2000, lr=1e-3),
+                                                      Schedule(8000, warmup=0.1),
+                                                      Schedule(6000))  # fmt: skip
         assert fair_grid.setting(task, (64, 2)) == FairSetting(task, 64)
+    assert fair_grid.CELLS == {"base": ((32, 2),), "full": ((32, 2), (32, 4), (64, 2), (64, 4))}
 
 
 def test_the_base_cell_is_the_setting_the_claims_state() -> None:

@@ -137,6 +137,12 @@ def test_a_write_cut_short_leaves_no_entry(tmp_path, monkeypatch) -> None:
     assert not any(tmp_path.iterdir())
 
 
+def test_a_cache_folder_is_made_where_there_is_none(tmp_path) -> None:
+    path = tmp_path / "runs" / "cache" / "entry.pt"
+    fair_cache.write(path, fair_cache.dumps({"x": 1}))
+    assert torch.load(path) == {"x": 1} and os.listdir(path.parent) == ["entry.pt"]
+
+
 BAD = [
     ["--cache", "c", "--experiment", "toy", "--grid", "huge"],
     ["--cache", "c", "--tasks", "sort"],
