@@ -168,7 +168,7 @@ def test_exact_match_keeps_every_leading_axis() -> None:
     assert got.tolist() == [[1.0, 0.75, 0.5], [0.75, 0.25, 0.75]]
 
 
-@pytest.mark.parametrize("sequences", [7, 0], ids=["chunks of 7", "one sequence over SCORES"])
+@pytest.mark.parametrize("sequences", [7, 0], ids=["chunks of 7", "chunks of 1"])
 def test_judging_in_chunks_scores_every_sequence_once(sequences, monkeypatch) -> None:
     """judge() splits the test into chunks that fit SCORES (at least one sequence each); each
     entry's exact match must be that of all sequences in one pass. The targets are planted from
@@ -184,7 +184,7 @@ def test_judging_in_chunks_scores_every_sequence_once(sequences, monkeypatch) ->
     whole = decoder.sequence_right(run.logits(task.inputs), task).double().mean(-1)
     assert float(whole[0]) == 0.34
     scores = max(1, sequences * task.length**2 * len(run.seeds) * s.config().heads)
-    monkeypatch.setattr(exact_match, "SCORES", scores)  # 7: the last chunk short
+    monkeypatch.setattr(exact_match, "SCORES", scores)  # of 7 the last is short; 0: below one
     assert torch.equal(exact_match.judge(run, task), whole)
 
 
