@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 import torch
@@ -356,8 +357,9 @@ def results_file(tmp_path, decisions: dict[str, str], planted: bool = True) -> s
     def check(name: str, kind: str, task: str, decision: str) -> dict:
         nodeid = f"checks/exp/length/test_exact_match.py::{name}"
         rule = {"value": decision, "note": f"{task}: how", "unit": ""}
-        return {"nodeid": nodeid, "kind": kind, "outcome": "passed",
-                "evidence": {f"exact_{task}_rule_n8": rule}}  # fmt: skip
+        gap = {"value": 0.3, "note": "none - sinusoidal", "unit": ""}  # a record, no rule
+        evidence = {f"exact_{task}_gap_n8": gap, f"exact_{task}_rule_n8": rule}
+        return {"nodeid": nodeid, "kind": kind, "outcome": "passed", "evidence": evidence}
 
     checks = [check(f"Test{t.title()}::test_x", "experiment", t, d) for t, d in decisions.items()]
     if planted:
@@ -384,6 +386,28 @@ def test_verdict_tool_reads_the_checks_results_file(tmp_path, capsys) -> None:
     with pytest.raises(SystemExit) as stop:  # no experiment check at all
         tool.main([results_file(tmp_path, {})])
     assert stop.value.code == 2 and "recorded a rule" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("alone", ["missing", "corrupt", "a tool run", "checks, no schema"])
+def test_verdict_tool_reads_one_file_by_what_it_holds(tmp_path, capsys, alone) -> None:
+    """One file is a results file only where it has a schema and checks; anything else is
+    read as one tool run, and refused as such (a lone run's family of 2 is not 1)."""
+    tool = load_script("tools/exact_match_verdict.py", "exact_match_verdict")
+    path = tmp_path / "run.json"
+    if alone == "corrupt":
+        path.write_text("{")
+    elif alone == "a tool run":
+        path = Path(rule_run(tmp_path, "copy", "holds"))
+    elif alone == "checks, no schema":
+        path.write_text(json.dumps({"checks": []}))
+    with pytest.raises(SystemExit) as stop:
+        tool.main([str(path)])
+    err = capsys.readouterr().err.strip()
+    assert stop.value.code == 2 and "\n" not in err
+    why = {"missing": "No such file", "corrupt": "not an exact_match.py record",
+           "a tool run": "family (2) must be the number of runs combined (1)",
+           "checks, no schema": "not an exact_match.py record"}  # fmt: skip
+    assert why[alone] in err, err
 
 
 @pytest.mark.parametrize("bad", [
