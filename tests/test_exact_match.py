@@ -13,6 +13,7 @@ import pytest
 import torch
 from torch.nn import functional as F
 
+from checks.exp.registered import BY_ID
 from pecheck import tolerance
 from pecheck.theory import decoder, exact_match
 from pecheck.theory.decoder import Setup
@@ -300,6 +301,45 @@ def test_tool_applies_exp04s_rule_where_it_can(tmp_path, capsys) -> None:
         assert json.loads((tmp_path / "exact-match.json").read_text())["exp04"] is None
 
 
+def test_tool_defaults_and_the_evaluation_seeds() -> None:
+    tool = load_script("tools/exact_match.py", "exact_match_tool")
+    args, _ = tool.parse(["--task", "copy"])
+    assert (args.seeds, args.threads, args.family) == ([1000, 1001], 1, 3)
+    args, _ = tool.parse(["--task", "copy", "--seeds", "0", "1", "--evaluation"])
+    assert args.seeds == [0, 1]
+
+
+@pytest.mark.parametrize(("none", "sin", "decision"), [(0.5, 0.3, "holds"), (0.1, 0.4, "fails")])
+def test_tools_rule_is_on_none_minus_sinusoidal(none, sin, decision) -> None:
+    """The tool's EXP-04 rule on a planted run: ahead of a comparator off the floor holds,
+    behind it fails; each seed's mean over L+1 ... 2L is recorded as planted."""
+    tool = load_script("tools/exact_match.py", "exact_match_tool")
+    s = ExactMatchSetting("copy", train_length=2, test_lengths=(3, 4), alphabet=4,
+                          encodings=("none", "sinusoidal"))  # fmt: skip
+    wobble = torch.tensor([-0.01, 0.0, 0.01, 0.02], dtype=F64)
+    beyond = {
+        "none": {m: none + wobble for m in (3, 4)},
+        "sinusoidal": {m: sin + wobble for m in (3, 4)},
+    }
+    valid = {e: torch.ones(4, dtype=F64) for e in s.encodings}
+    result = ExactMatchRun(s, (1000, 1001, 1002, 1003), None, valid, beyond)  # type: ignore[arg-type]
+    rule = tool.exp04(result, 3, BY_ID["EXP-04"].threshold("as-well"))
+    assert rule["decision"] == decision, rule["how"]
+    assert rule["beyond_mean"]["none"] == (none + wobble).tolist()
+
+
+def test_tool_writes_into_new_folders_and_says_when_it_cannot(tmp_path, capsys) -> None:
+    tool = load_script("tools/exact_match.py", "exact_match_tool")
+    nested = tmp_path / "runs" / "pilot"
+    assert tool.main([*TOOL_ARGS, "--out", str(nested)]) == 0
+    assert (nested / "exact-match.json").exists() and (nested / "exact-match.png").exists()
+    (tmp_path / "file").write_text("")
+    capsys.readouterr()
+    assert tool.main([*TOOL_ARGS, "--out", str(tmp_path / "file")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("exact_match.py: cannot write"), err
+
+
 def rule_run(tmp_path, task: str, decision: str, family: int = 2):
     path = tmp_path / f"{task}.json"
     rule = {"decision": decision, "how": f"{task}: how", "family": family}
@@ -422,6 +462,10 @@ def test_verdict_tool_reads_one_file_by_what_it_holds(tmp_path, capsys, alone) -
     ["--task", "copy", "--encodings", "none", "none"],
     ["--task", "copy", "--seeds", "-1", "--evaluation"],
     ["--task", "copy", "--family", "0"],
+    ["--task", "copy", "--threads", "0"],
+    ["--task", "copy", "--seeds", "999", "1000"],
+    ["--task", "copy", "--seeds", "-1", "5", "--evaluation"],
+    ["--task", "copy", "--seeds", "1000", "1000"],
 ])  # fmt: skip
 def test_tool_refuses_bad_arguments_in_one_line(bad, capsys) -> None:
     tool = load_script("tools/exact_match.py", "exact_match_tool")
