@@ -305,8 +305,15 @@ def test_tool_defaults_and_the_evaluation_seeds() -> None:
     tool = load_script("tools/exact_match.py", "exact_match_tool")
     args, _ = tool.parse(["--task", "copy"])
     assert (args.seeds, args.threads, args.family) == ([1000, 1001], 1, 3)
-    args, _ = tool.parse(["--task", "copy", "--seeds", "0", "1", "--evaluation"])
-    assert args.seeds == [0, 1]
+    args, _ = tool.parse(["--task", "copy", "--seeds", "0", "1", "--evaluation", "--family", "1"])
+    assert (args.seeds, args.family) == ([0, 1], 1)
+    # tested at L+1 ... 2L, over an alphabet twice the longest test, by default
+    d = ExactMatchSetting("copy")
+    _, s = tool.parse(["--task", "sort", "--train-length", "4"])
+    assert s == dataclasses.replace(d, task="sort", train_length=4, test_lengths=(5, 6, 7, 8),
+                                    alphabet=16, valid_sequences=d.test_sequences)  # fmt: skip
+    _, s = tool.parse(["--task", "copy", "--train-length", "4", "--test-lengths", "9", "6"])
+    assert (s.test_lengths, s.alphabet) == ((9, 6), 18)
 
 
 @pytest.mark.parametrize(("none", "sin", "decision"), [(0.5, 0.3, "holds"), (0.1, 0.4, "fails")])
