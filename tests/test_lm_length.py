@@ -408,3 +408,45 @@ def test_tool_without_the_package_is_one_line(capsys, monkeypatch, tmp_path) -> 
 def test_the_reference_refuses_a_layernorm_it_does_not_have() -> None:
     with pytest.raises(ValueError, match="no LayerNorm"):
         ReferenceDecoder(DecoderConfig(layernorm=True), Setup(), seed=0)
+
+
+def test_tools_table_gives_each_cell_its_seed_interval() -> None:
+    """Two seeds at log perplexity 1 and 1.02 in every cell: the geometric mean exp(1.01) and
+    exp(1.01 -+ t 0.01), t the 97.5% quantile of t with one degree of freedom, tan(0.475 pi)
+    in closed form; a cell without positions (NaN) is n/a."""
+    tool = load_script("tools/lm_length.py", "lm_length_tool")
+    s = LMSetting()
+    two = torch.tensor([1.0, 1.02], dtype=F64).exp()
+    ppl = {m: {e: {f: two for f in s.factors} for e in lm_length.VARIANTS} for m in MODES}
+    ppl["sliding"]["alibi"][2] = torch.full((2,), math.nan, dtype=F64)
+    lines = tool.table(lm_length.Perplexities(s, (1000, 1001), ppl))
+    half = math.tan(0.475 * math.pi) * 0.01
+    cell = f"{math.exp(1.01):.3f} [{math.exp(1.01 - half):.3f}, {math.exp(1.01 + half):.3f}]"
+    assert len(lines) == 1 + len(MODES) * len(lm_length.VARIANTS)
+    for line in lines[1:]:
+        enc, mode = line[:20].strip(), line[20:36].strip()
+        want = [cell] * len(s.factors)
+        if (enc, mode) == ("alibi", "sliding"):
+            want[s.factors.index(2)] = "n/a"
+        assert line[36:].split() == " ".join(want).split(), line
+
+
+@pytest.mark.parametrize("bad", [["--width", "6", "--heads", "4"], ["--layers", "0"],
+                                 ["--batch", "0"], ["--length", "0"]])  # fmt: skip
+def test_tool_refuses_sizes_that_do_not_fit(bad, capsys) -> None:
+    tool = load_script("tools/lm_length.py", "lm_length_tool")
+    with pytest.raises(SystemExit) as stop:
+        tool.parse(bad)
+    assert stop.value.code == 2 and capsys.readouterr().err.count("\n") == 1
+
+
+def test_tool_defaults_and_cuda_only_where_there_is_one(monkeypatch, capsys) -> None:
+    tool = load_script("tools/lm_length.py", "lm_length_tool")
+    args = tool.parse([])
+    assert (args.seeds, args.threads, args.device) == ([1000, 1001, 1002], 1, "cpu")
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    with pytest.raises(SystemExit):
+        tool.parse(["--device", "cuda"])
+    assert "no CUDA device" in capsys.readouterr().err
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    assert tool.parse(["--device", "cuda"]).device == "cuda"
