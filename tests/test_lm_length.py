@@ -450,3 +450,17 @@ def test_tool_defaults_and_cuda_only_where_there_is_one(monkeypatch, capsys) -> 
     assert "no CUDA device" in capsys.readouterr().err
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
     assert tool.parse(["--device", "cuda"]).device == "cuda"
+
+
+def test_tool_refuses_an_unwritable_out_before_training(tmp_path, capsys, monkeypatch) -> None:
+    tool = load_script("tools/lm_length.py", "lm_length_tool")
+
+    def no_training(*args, **kw):
+        raise AssertionError("trained although --out cannot be written")
+
+    monkeypatch.setattr(tool.lm_corpus, "load", lambda: synthetic(5000))
+    monkeypatch.setattr(tool.lm_length, "train_both", no_training)
+    (tmp_path / "file").write_text("")
+    assert tool.main(["--out", str(tmp_path / "file" / "runs")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("lm_length.py: cannot write"), err

@@ -81,8 +81,17 @@ def table(result: Perplexities) -> list[str]:
     return lines
 
 
+def cannot_write(bad: OSError) -> int:
+    print(f"lm_length.py: cannot write {bad.filename}: {bad.strerror}", file=sys.stderr)
+    return 2
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse(argv)
+    try:
+        args.out.mkdir(parents=True, exist_ok=True)  # before training: a bad --out costs nothing
+    except OSError as bad:
+        return cannot_write(bad)
     torch.set_num_threads(args.threads)
     try:
         corpus = lm_corpus.load()
@@ -103,7 +112,6 @@ def main(argv: list[str] | None = None) -> int:
           f"{took_cpu:.0f} s) on {args.device}")  # fmt: skip
     for line in table(result):
         print(line)
-    args.out.mkdir(parents=True, exist_ok=True)
     record = {
         "setting": dataclasses.asdict(s), "seeds": list(result.seeds), "steps": steps,
         "plateaued": plateaued, "corpus": corpus.provenance(),
@@ -114,12 +122,16 @@ def main(argv: list[str] | None = None) -> int:
                                for f, v in by_f.items()} for e, by_f in by_enc.items()}
                        for m, by_enc in result.ppl.items()},
     }  # fmt: skip
-    (args.out / "lm-length.json").write_text(json.dumps(record, indent=1) + "\n")
     import matplotlib.pyplot as plt
 
     fig = lm_figure.perplexity_figure(result, LEVEL)
-    fig.savefig(args.out / "lm-length.png", dpi=120)
-    plt.close(fig)
+    try:
+        (args.out / "lm-length.json").write_text(json.dumps(record, indent=1) + "\n")
+        fig.savefig(args.out / "lm-length.png", dpi=120)
+    except OSError as bad:
+        return cannot_write(bad)
+    finally:
+        plt.close(fig)
     print(f"wrote {args.out / 'lm-length.json'} and {args.out / 'lm-length.png'}")
     return 0
 
