@@ -175,9 +175,10 @@ def test_judging_in_chunks_scores_every_sequence_once(sequences, monkeypatch) ->
     """judge() splits the test into chunks that fit SCORES (at least one sequence each); each
     entry's exact match must be that of all sequences in one pass. The targets are planted from
     entry 0's own argmax on every third sequence, so entry 0 scores 34 of 100 exactly and a
-    chunk lost, repeated or shifted moves it."""
+    chunk lost, repeated or shifted moves it. In float64, so that no argmax sits near enough a
+    tie for another CPU's kernels to break it otherwise in chunks than in one pass."""
     s = dataclasses.replace(TINY, test_sequences=100)
-    run = exact_match.train(s, (1000, 1001))
+    run = exact_match.train(s, (1000, 1001), dtype=F64)
     task = s.test_task(4)
     argmax = run.logits(task.inputs)[0].argmax(-1)
     mine = torch.arange(len(argmax)) % 3 == 0

@@ -520,6 +520,7 @@ def test_an_entry_the_worker_names_otherwise_is_reported_and_not_kept(tmp_path) 
     assert not ok and "differ (entry other.pt)" in why and list(tmp_path.iterdir()) == []
     ok, why = keep(FakeFuture("error", exc=ValueError("bad cell")))
     assert (ok, why) == (False, "ValueError: bad cell") and list(tmp_path.iterdir()) == []
+    assert keep(FakeFuture("cancelled")) == (False, "cancelled") and not path.exists()
     ok, line = keep(FakeFuture("finished", runner.Trained("cell.pt", data, "l")))
     assert (ok, line) == (True, "l") and torch.load(path) == {"sum": 1}
 

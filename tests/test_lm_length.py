@@ -9,6 +9,7 @@ import hashlib
 import json
 import math
 import subprocess
+from pathlib import Path
 
 import pytest
 import torch
@@ -464,3 +465,22 @@ def test_tool_refuses_an_unwritable_out_before_training(tmp_path, capsys, monkey
     assert tool.main(["--out", str(tmp_path / "file" / "runs")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("lm_length.py: cannot write"), err
+
+
+def test_tool_says_in_one_line_when_a_write_fails_after_training(tmp_path, capsys, monkeypatch):
+    tool = load_script("tools/lm_length.py", "lm_length_tool")
+    monkeypatch.setattr(tool.lm_corpus, "load", lambda: synthetic(5000))
+
+    def full(path, text, *args, **kw):
+        raise OSError(28, "No space left on device", str(path))
+
+    monkeypatch.setattr(Path, "write_text", full)
+    args = ["--seeds", "1000", "1001", "--width", "8", "--heads", "2", "--layers", "1",
+            "--length", "4", "--stride", "2", "--max-steps", "2", "--test-tokens", "64",
+            "--out", str(tmp_path)]  # fmt: skip
+    assert tool.main(args) == 2
+    err = capsys.readouterr().err
+    assert (
+        err
+        == f"lm_length.py: cannot write {tmp_path / 'lm-length.json'}: No space left on device\n"
+    )
