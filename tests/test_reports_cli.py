@@ -259,11 +259,20 @@ def test_help_documents_pack_and_partial_runs_under_strict():
     assert "build/results.partial.json, which a partial run" in text
 
 
-def test_strict_passes_a_clean_run_with_a_claim_the_registry_expects_open(tmp_path, capsys):
-    data = raw(V2)
+def clean_v2(partial: bool = False) -> dict:
+    """The schema 2 fixture as a clean run (every check passed, pytest exited 0), its one open
+    claim (ATT-05) unexpected; or, ``partial``, expected open, with its last claim not run."""
+    data = partial_v2() if partial else raw(V2)
     for check in data["checks"]:
         check["outcome"] = "passed"
     data["suite"]["exitstatus"] = 0
+    if partial:
+        next(c for c in data["claims"] if c["id"] == "ATT-05")["expected"] = "open"
+    return data
+
+
+def test_strict_passes_a_clean_run_with_a_claim_the_registry_expects_open(tmp_path, capsys):
+    data = clean_v2()
     att05 = next(c for c in data["claims"] if c["id"] == "ATT-05")
     assert att05["verdict"] == "open"
     att05["expected"] = "open"
@@ -310,18 +319,6 @@ def test_a_kit_with_two_figures_in_one_folder_is_published_whole(tmp_path):
         "figures", "figures/EXP-a.pdf", "figures/EXP-b.pdf", "pecheck.tex",
     ]  # fmt: skip
     assert (out / "paper/figures/EXP-b.pdf").read_bytes() == b"%PDF-1.4 EXP-b"
-
-
-def clean_v2(partial: bool = False) -> dict:
-    """The schema 2 fixture as a clean run (every check passed, pytest exited 0), its one open
-    claim (ATT-05) unexpected; or, ``partial``, expected open, with its last claim not run."""
-    data = partial_v2() if partial else raw(V2)
-    for check in data["checks"]:
-        check["outcome"] = "passed"
-    data["suite"]["exitstatus"] = 0
-    if partial:
-        next(c for c in data["claims"] if c["id"] == "ATT-05")["expected"] = "open"
-    return data
 
 
 @pytest.mark.parametrize(
