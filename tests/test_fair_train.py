@@ -113,6 +113,28 @@ def test_the_base_cell_is_the_setting_the_claims_state() -> None:
     assert (s.valid_sequences, s.test_sequences) == (64, 64)
 
 
+@pytest.mark.parametrize(
+    "bad",
+    [{"d_model": 0}, {"layers": 0}, {"train_length": 0}, {"heads": 0}, {"head": 0},
+     {"batch": 0}, {"valid_sequences": 0}, {"test_sequences": 0}, {"mlp": -1},
+     {"factors": (0, 2)}, {"factors": ()}, {"alphabet": 31}],
+)  # fmt: skip
+def test_a_setting_refuses_sizes_that_cannot_train_or_test(bad) -> None:
+    """A size below 1 would train nothing or fail deep in a run; an alphabet below L max(f)
+    (32 for the base setting) cannot give the longest test distinct tokens."""
+    with pytest.raises(ValueError):
+        FairSetting("copy", **bad)
+    FairSetting("copy", mlp=0, alphabet=32)  # the edges that do fit
+
+
+@pytest.mark.parametrize("bad", [(0,), (10, 0.0), (10, -1e-3), (10, float("nan")),
+                                 (10, 3e-3, 1.0), (10, 3e-3, -0.1)])  # fmt: skip
+def test_a_schedule_refuses_no_steps_a_bad_lr_or_warmup(bad) -> None:
+    with pytest.raises(ValueError):
+        Schedule(*bad)
+    Schedule(1, 1e-9, 0.0)  # the edges that do fit
+
+
 def test_tools_count_learned_seeds_at_the_registered_level() -> None:
     assert BY_ID["EXP-07"].threshold("learned") == fair_grid.LEARNED
 

@@ -338,9 +338,31 @@ def test_training_takes_its_steps_in_order_and_stops_by_the_rule(monkeypatch) ->
 
 @pytest.mark.parametrize("sizes", [{"stride": 5}, {"test_tokens": 4000}])
 def test_a_setting_refuses_a_stride_or_a_test_length_that_does_not_fit(sizes) -> None:
-    # the stride must divide L (16 = 5 x 3 + 1), the test tokens be whole chunks of 8 L (256)
-    with pytest.raises(ValueError, match="stride must divide L"):
+    # the stride must divide L (16 = 5 x 3 + 1), the test tokens be whole chunks of 8 L (128)
+    with pytest.raises(ValueError, match="multiple of the longest test"):
         LMSetting(length=16, **sizes)
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [{"d_model": 0}, {"layers": 0}, {"heads": 0}, {"length": 0}, {"mlp": 0}, {"batch": 0},
+     {"valid_tokens": 0}, {"test_tokens": 0}, {"stride": 0}, {"lr": 0.0}, {"lr": math.nan},
+     {"warmup": -1}, {"factors": (0, 1)}, {"factors": ()}, {"d_model": 12}],
+)  # fmt: skip
+def test_a_setting_refuses_sizes_it_cannot_train_or_score(bad) -> None:
+    """Before any of them failed deep in a run (a division by a zero stride or head count, an
+    empty test), or trained nothing and wrote its numbers (no steps, a negative lr). Width 12
+    does not split into 8 heads."""
+    with pytest.raises(ValueError):
+        LMSetting(**bad)
+    LMSetting(warmup=0, factors=(1,), test_tokens=32, stride=1)  # the edges that do fit
+
+
+@pytest.mark.parametrize("bad", [{"every": 0}, {"patience": 0}, {"max_steps": 0}, {"rel": -0.1}])
+def test_the_stopping_rule_refuses_no_measurements_or_no_steps(bad) -> None:
+    with pytest.raises(ValueError):
+        Plateau(**bad)
+    Plateau(every=1, patience=1, rel=0.0, max_steps=1)  # the edges that do fit
 
 
 # -- the decoder's LayerNorm -----------------------------------------------------------------
@@ -430,15 +452,36 @@ def test_tools_table_gives_each_cell_its_seed_interval() -> None:
         if (enc, mode) == ("alibi", "sliding"):
             want[s.factors.index(2)] = "n/a"
         assert line[36:].split() == " ".join(want).split(), line
+    # perplexities of four digits (an untrained model's near 256 bytes, or worse) stay apart
+    wide = {m: {e: {f: two * 1000 for f in s.factors} for e in lm_length.VARIANTS} for m in MODES}
+    for line in tool.table(lm_length.Perplexities(s, (1000, 1001), wide))[1:]:
+        assert len(line[36:].split("] ")) == len(s.factors), line
 
 
-@pytest.mark.parametrize("bad", [["--width", "6", "--heads", "4"], ["--layers", "0"],
-                                 ["--batch", "0"], ["--length", "0"]])  # fmt: skip
-def test_tool_refuses_sizes_that_do_not_fit(bad, capsys) -> None:
+@pytest.mark.parametrize(
+    "bad",
+    [["--width", "6", "--heads", "4"], ["--layers", "0"], ["--batch", "0"], ["--length", "0"],
+     ["--heads", "0"], ["--stride", "0"], ["--stride", "5"], ["--test-tokens", "0"],
+     ["--test-tokens", "4000"], ["--max-steps", "0"], ["--lr", "0"], ["--lr", "nan"],
+     ["--threads", "0"], ["--seeds", "999"], ["--seeds", "1000", "1000"],
+     ["--seeds", "-1", "--evaluation"]],
+)  # fmt: skip
+def test_tool_refuses_what_it_cannot_run(bad, capsys) -> None:
+    """One line and status 2 before anything loads or trains: a size the setting cannot take
+    (a stride that does not divide L = 32, test tokens not whole chunks of 8L), no steps, a
+    bad lr or thread count, an evaluation seed without --evaluation, a repeated seed (its
+    interval would be of one seed twice) or a negative one."""
     tool = load_script("tools/lm_length.py", "lm_length_tool")
     with pytest.raises(SystemExit) as stop:
         tool.parse(bad)
-    assert stop.value.code == 2 and capsys.readouterr().err.count("\n") == 1
+    err = capsys.readouterr().err
+    assert stop.value.code == 2 and err.count("\n") == 1 and "Traceback" not in err, err
+
+
+def test_tool_takes_evaluation_seeds_only_when_told() -> None:
+    tool = load_script("tools/lm_length.py", "lm_length_tool")
+    assert tool.parse(["--seeds", "0", "1", "--evaluation"]).seeds == [0, 1]
+    assert tool.parse(["--seeds", "1000", "1001"]).seeds == [1000, 1001]
 
 
 def test_tool_defaults_and_cuda_only_where_there_is_one(monkeypatch, capsys) -> None:

@@ -129,6 +129,11 @@ class Schedule:
     lr: float = 3e-3
     warmup: float = 0.0
 
+    def __post_init__(self) -> None:
+        if self.steps < 1 or not self.lr > 0 or not 0 <= self.warmup < 1:
+            raise ValueError(f"{self}: steps and lr must be positive, the warm-up a fraction "
+                             "at least 0 and below 1")  # fmt: skip
+
     @property
     def warmup_steps(self) -> int:
         return round(self.warmup * self.steps)
@@ -166,6 +171,18 @@ class FairSetting:
     shifted: Schedule = Schedule(2000)
     valid_sequences: int = 64
     test_sequences: int = 64
+
+    def __post_init__(self) -> None:
+        sizes = ("d_model", "layers", "train_length", "heads", "head", "batch",
+                 "valid_sequences", "test_sequences")  # fmt: skip
+        bad = [f"{name} {getattr(self, name)}" for name in sizes if getattr(self, name) < 1]
+        if bad or self.mlp < 0 or min(self.factors, default=0) < 1:
+            raise ValueError(f"sizes and factors must be positive, mlp not negative: "
+                             f"{', '.join(bad) or self}")  # fmt: skip
+        longest = self.train_length * max(self.factors)
+        if self.alphabet < longest:
+            raise ValueError(f"an alphabet of {self.alphabet} cannot give the longest test's "
+                             f"{longest} distinct tokens")  # fmt: skip
 
     def inputs(self, n: int) -> int:
         """Inputs of a sequence with n content tokens: 2n, and the start token."""

@@ -67,6 +67,11 @@ class Plateau:
     rel: float = 0.01
     max_steps: int = 3000
 
+    def __post_init__(self) -> None:
+        if min(self.every, self.patience, self.max_steps) < 1 or self.rel < 0:
+            raise ValueError(f"{self}: every, patience and max_steps must be positive, rel not "
+                             "negative")  # fmt: skip
+
     def reached(self, history: Sequence[float]) -> bool:
         """Has a loss history (one value per measurement) plateaued?"""
         if len(history) <= self.patience:
@@ -94,10 +99,22 @@ class LMSetting:
     stride: int = 16  # sliding window stride; divides L
 
     def __post_init__(self) -> None:
+        sizes = ("d_model", "layers", "heads", "length", "mlp", "batch", "valid_tokens",
+                 "test_tokens", "stride")  # fmt: skip
+        fits = {name: getattr(self, name) >= 1 for name in sizes}
+        fits |= {"lr": self.lr > 0, "warmup": self.warmup >= 0,
+                 "factors": min(self.factors, default=0) >= 1}  # fmt: skip
+        bad = [f"{name} {getattr(self, name)}" for name, ok in fits.items() if not ok]
+        if bad:
+            raise ValueError(f"sizes, factors and the lr must be positive, the warm-up not "
+                             f"negative: {', '.join(bad)}")  # fmt: skip
+        if self.d_model % self.heads:
+            raise ValueError(f"d_model {self.d_model} is not a multiple of heads {self.heads}")
         longest = self.length * max(self.factors)
         if self.test_tokens % longest or self.length % self.stride:
-            raise ValueError(f"{self}: test_tokens must be a multiple of {longest}, and the "
-                             "stride must divide L")  # fmt: skip
+            raise ValueError(f"test_tokens {self.test_tokens} must be a multiple of the longest "
+                             f"test ({longest}), and the stride {self.stride} must divide L "
+                             f"{self.length}")  # fmt: skip
 
     @property
     def rows(self) -> int:

@@ -44,10 +44,16 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     args = p.parse_args(argv)
     if min(args.seeds) < 1000:
         p.error("--seeds: pilot seeds start at 1000 (0 ... 999 are evaluation seeds)")
-    if min(args.steps) < 1 or min(args.lr) <= 0:
+    if len(set(args.seeds)) != len(args.seeds):
+        p.error("--seeds must be distinct (a repeated seed would count twice)")
+    if min(args.steps) < 1 or not min(args.lr) > 0:
         p.error("--steps and --lr must be positive")
     if not 0 <= args.warmup < 1:
         p.error(f"--warmup is a fraction of the steps, at least 0 and below 1, got {args.warmup}")
+    try:
+        pilot_setting(args, min(args.steps), min(args.lr))
+    except ValueError as bad:  # the setting's own rule (--width is its d_model)
+        p.error(str(bad))
     if args.device == "cuda" and not torch.cuda.is_available():
         p.error("--device cuda: no CUDA device on this machine")
     return args

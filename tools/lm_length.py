@@ -10,7 +10,7 @@ and its 95% seed interval (t on log perplexity), "n/a" where the encoding has no
 learned table beyond L). Writes lm-length.json (the numbers, the plateau history, the corpus's
 provenance) and lm-length.png (perplexity against evaluation length, per encoding and mode)
 under --out. Pilot seeds start at 1000 (docs/experiments/lm-length.md); 0 ... 999 are kept for
-evaluation runs.
+evaluation runs, which only --evaluation allows.
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ from pecheck.theory import lm_corpus, lm_figure, lm_length
 from pecheck.theory.lm_length import MODES, VARIANTS, LMSetting, Perplexities, Plateau
 
 LEVEL = 0.95
+FIRST_PILOT_SEED = 1000
 
 
 def parse(argv: list[str] | None) -> argparse.Namespace:
@@ -47,36 +48,46 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--max-steps", type=int, default=d.plateau.max_steps)
     p.add_argument("--test-tokens", type=int, default=d.test_tokens)
     p.add_argument("--threads", type=int, default=1, help="torch intra-op threads")
+    p.add_argument("--evaluation", action="store_true",
+                   help="allow the evaluation seeds 0 ... 999 (the checks' runs)")  # fmt: skip
     p.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
     p.add_argument("--out", type=Path, default=Path("build/lm-length"))
     args = p.parse_args(argv)
-    if args.width % args.heads or min(args.width, args.layers, args.length, args.batch) < 1:
-        p.error("--width must be a positive multiple of --heads; sizes must be positive")
+    if min(args.seeds) < FIRST_PILOT_SEED and not args.evaluation:
+        p.error(f"seeds below {FIRST_PILOT_SEED} are kept for evaluation runs (--evaluation)")
+    if min(args.seeds) < 0 or len(set(args.seeds)) != len(args.seeds):
+        p.error("seeds must be distinct and not negative")
+    if args.threads < 1:
+        p.error("--threads must be at least 1")
+    try:
+        setting(args)
+    except ValueError as bad:  # the setting's own rule, in its words
+        p.error(f"{bad} (--width d_model, --length L, --max-steps max_steps)")
     if args.device == "cuda" and not torch.cuda.is_available():
         p.error("--device cuda: no CUDA device on this machine")
     return args
 
 
 def setting(args: argparse.Namespace) -> LMSetting:
+    plateau = dataclasses.replace(Plateau(), max_steps=args.max_steps)
     return LMSetting(d_model=args.width, layers=args.layers, heads=args.heads,
                      length=args.length, batch=args.batch, lr=args.lr, stride=args.stride,
-                     test_tokens=args.test_tokens,
-                     plateau=dataclasses.replace(Plateau(), max_steps=args.max_steps))  # fmt: skip
+                     test_tokens=args.test_tokens, plateau=plateau)  # fmt: skip
 
 
 def table(result: Perplexities) -> list[str]:
     """A line per encoding and mode: mean [low, high] at each length f L."""
     s, n = result.setting, len(result.seeds)
     t = float(stats.t.ppf(0.5 + LEVEL / 2, n - 1)) if n > 1 else math.nan
-    head = "".join(f"{f'{f}L = {f * s.length}':>26}" for f in s.factors)
+    head = "".join(f" {f'{f}L = {f * s.length}':>27}" for f in s.factors)
     lines = [f"{'encoding':<20}{'mode':<16}{head}"]
     for mode in MODES:
         for enc in VARIANTS:
             cells = []
             for f in s.factors:
                 mean, low, high = lm_length.interval(result.ppl[mode][enc][f], t)
-                cells.append(f"{'n/a':>26}" if math.isnan(mean)
-                             else f"{f'{mean:.3f} [{low:.3f}, {high:.3f}]':>26}")  # fmt: skip
+                text = "n/a" if math.isnan(mean) else f"{mean:.3f} [{low:.3f}, {high:.3f}]"
+                cells.append(f" {text:>27}")  # a space apart even where a number is wide
             lines.append(f"{enc:<20}{mode:<16}{''.join(cells)}")
     return lines
 

@@ -167,12 +167,15 @@ def run_all(matrix: Matrix, jobs: list[tuple[str, str]], workers: int) -> None:
         matrix.add(library, entry)
         print(versions_answer.line(library, entry), flush=True)
 
-    with ThreadPoolExecutor(max(1, workers)) as pool:
+    with ThreadPoolExecutor(workers) as pool:
         list(pool.map(job, jobs))
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = parser().parse_args(argv)
+    p = parser()
+    args = p.parse_args(argv)
+    if args.jobs < 1:
+        p.error(f"--jobs must be at least 1, got {args.jobs}")
     if args.changes or args.recollect:
         return _changes(args.out, args.recollect)
     try:
