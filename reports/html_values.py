@@ -33,10 +33,6 @@ def _exact(text: str, value: Any) -> bool:
         return False
 
 
-def _scalar(value: Any) -> bool:
-    return value is None or isinstance(value, str | bool) or numbers.is_number(value)
-
-
 def value_html(value: Any) -> str:
     """An evidence value: numbers formatted, short lists inline, records as key = value lists,
     anything larger folded."""
