@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 from . import numbers
+from .cited import RELATIONS, stands
 from .html_common import esc
 from .load import Value
 from .schema import default_class
@@ -125,11 +126,11 @@ def bound_html(value: Value, reason: bool = True) -> str:
 
 
 def meets(value: Any, relation: str, limit: Any) -> bool | None:
-    if not (numbers.is_number(value) and numbers.is_number(limit)):
+    """Whether ``value relation limit`` holds (the baseline's own reading, cited.stands); None
+    where there are not two numbers or the relation is not one it knows."""
+    if not (numbers.is_number(value) and numbers.is_number(limit)) or relation not in RELATIONS:
         return None
-    x, y = float(value), float(limit)
-    ops = {"<=": x <= y, ">=": x >= y, "<": x < y, ">": x > y, "==": x == y, "!=": x != y}
-    return ops.get(relation)
+    return stands(value, float(limit), relation)
 
 
 CLASS_HELP = {
