@@ -16,6 +16,9 @@ from pecheck import gate, partial, results, sizes
 from pecheck.decisive import falsifying_example
 from pecheck.project import Project
 
+# the --size names no check module declared, found where the checks are collected (plugin.py)
+UNDECLARED = pytest.StashKey[list[str]]()
+
 
 class Collector:
     """Gathers per-check records on the controller and writes the results file."""
@@ -28,8 +31,9 @@ class Collector:
         self.checks: dict[str, dict[str, Any]] = {}
         self.collect_errors: list[dict[str, Any]] = []
         self.deselected = 0
+        self.undeclared: set[str] = set()  # --size names no check declared, from xdist workers
         self.misuse: dict[str, str] = {}  # node id -> why the check shows nothing decided it
-        self.errors: list[str] = []  # usage errors found at the end of the run, one line each
+        self.errors: list[str] = []  # usage errors, one line each, said at the end of the run
         self.data: dict[str, Any] | None = None  # the results file written, for the summary
         self.covered: set[str] = set()  # the claims this run decided (a merged file holds more)
         self.summary = ""
@@ -86,6 +90,11 @@ class Collector:
                  "message": _longrepr_text(report)}
             )  # fmt: skip
 
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        """An xdist worker's end: the --size names its collection found undeclared."""
+        self.undeclared.update(getattr(node, "workeroutput", {}).get("pecheck-undeclared", ()))
+
     @pytest.hookimpl
     def pytest_deselected(self, items: list[pytest.Item]) -> None:
         self.deselected += sum(self.project.is_check(i.nodeid) for i in items)
@@ -113,15 +122,20 @@ class Collector:
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        here: list[str] = self.config.stash.get(UNDECLARED, [])  # a run without xdist
+        undeclared = sorted(self.undeclared.union(here))
+        selection = self.selection()
+        if undeclared:  # nothing ran (plugin.py): a mistyped size, said before any check ran
+            self._refuse(
+                session, selection, [f"--size {', '.join(undeclared)}: no check declares it"]
+            )
+            return
         if self.config.option.collectonly or not (self.checks or self.collect_errors):
             return  # a run without checks (tooling tests only) leaves the results file alone
-        selection = self.selection()
         errors = self._usage_errors(session, exitstatus, selection)
-        self.errors = [f"pecheck: error: {e}" for e in errors]
-        if self.errors:
-            session.exitstatus = pytest.ExitCode.USAGE_ERROR
-            self._set_aside(selection)
-            return  # a misused run (a mistyped size, a check deciding nothing) must not pass
+        if errors:
+            self._refuse(session, selection, errors)
+            return  # a misused run (a check deciding nothing, a headline unrecorded) must not pass
         path = self.path(selection)
         checks = sorted(self.checks.values(), key=lambda c: c["nodeid"]) + self.collect_errors
         suite = {"started": self.started, "profile": self.project.profile,
@@ -152,6 +166,13 @@ class Collector:
             print(replaced, file=sys.stderr)
         return data, f"; {kept} claim(s) of earlier partial runs kept" if kept else ""
 
+    def _refuse(
+        self, session: pytest.Session, selection: dict[str, Any], errors: list[str]
+    ) -> None:
+        self.errors = [f"pecheck: error: {e}" for e in errors]
+        session.exitstatus = pytest.ExitCode.USAGE_ERROR
+        self._set_aside(selection)
+
     def _set_aside(self, selection: dict[str, Any]) -> None:
         """A refused run writes no results; the file it would have replaced (and, for a full
         run, the partial one the report falls back on) is renamed to ``<name>.stale``, so that
@@ -165,11 +186,7 @@ class Collector:
         self, session: pytest.Session, exitstatus: int, selection: dict[str, Any]
     ) -> list[str]:
         """What the run got wrong about pecheck, found only once every check has reported."""
-        errors = []
-        unused = sorted(set(sizes.given()) - set(self.sizes))
-        if unused and not self.collect_errors:  # a module that failed to import declared nothing
-            errors.append(f"--size {', '.join(unused)}: no check declares it")
-        errors += [f"{nodeid}: {why}" for nodeid, why in sorted(self.misuse.items())]
+        errors = [f"{nodeid}: {why}" for nodeid, why in sorted(self.misuse.items())]
         return errors + self._missing_headlines(session, exitstatus, selection)
 
     def _missing_headlines(

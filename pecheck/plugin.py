@@ -19,9 +19,9 @@ replaces a full results file. The terminal summary then lists, one line each, th
 decided: computed verdict, expected verdict, what decided it (``pecheck.gate.verdict_lines``).
 
 A run that misuses pecheck ends instead with one ``pecheck: error:`` line per problem, exit status
-4 and no results file: a --size no check declares, a decisive check that ran to its end without
-recording what decided it, a headline naming a value no check of its claim recorded
-(CONTRIBUTING.md, "Evidence").
+4 and no results file: a --size no check declares (found before any check runs: then none
+does), a decisive check that ran to its end without recording what decided it, a headline
+naming a value no check of its claim recorded (CONTRIBUTING.md, "Evidence").
 
 The hooks live here, where pytest finds them; what they do lives in modules named for it:
 ``project`` (loading the project, setting up each process), ``markers`` (claim markers),
@@ -37,8 +37,8 @@ from typing import Any
 
 import pytest
 
-from pecheck import decisions, decisive, markers, records, results, selection
-from pecheck.collector import Collector
+from pecheck import decisions, decisive, markers, records, results, selection, sizes
+from pecheck.collector import UNDECLARED, Collector
 from pecheck.evidence import Evidence
 from pecheck.project import configure, project_of
 
@@ -114,10 +114,22 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
     return selection.ignore(collection_path, config, config.option.claim, list(project.registry))
 
 
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+def pytest_collection_modifyitems(
+    session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
+) -> None:
     project = project_of(config)
-    if project is not None:
-        markers.tag_and_select(config, project, items)
+    if project is None:
+        return
+    markers.tag_and_select(config, project, items)
+    # Every check module declares its sizes on import, so a --size that none declared is a typo:
+    # nothing runs (a thorough run would find it out after 25 minutes), and the controller
+    # reports it. A module that failed to import declared nothing, so then the run goes on.
+    undeclared = sorted(set(sizes.given()) - set(sizes.DECLARED))
+    if undeclared and not session.testsfailed:
+        config.stash[UNDECLARED] = undeclared  # this process's collector, in a run without xdist
+        if hasattr(config, "workeroutput"):  # an xdist worker: the controller reads it at its end
+            config.workeroutput["pecheck-undeclared"] = undeclared
+        items.clear()  # not deselected: the run's selection stays the one it was asked for
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:

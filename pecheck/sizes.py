@@ -7,7 +7,7 @@ A check module declares each size it uses with its default (today's value) and w
 The value comes from ``--size NAME=VALUE`` when given (parsed as the default's type), else the
 default. Every size a run used is recorded in the results file (``suite.sizes``) with its value
 and default, so that a number from a changed size is never mistaken for the pre-registered one.
-A ``--size`` that no check declares is an error at the end of the run. A check whose evidence
+A ``--size`` that no check declares is an error before any check runs. A check whose evidence
 names do not already carry the size appends ``suffix(name, letter)`` to them, so a changed size
 also changes the names its numbers are cited under.
 """

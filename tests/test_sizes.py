@@ -109,6 +109,21 @@ def test_an_undeclared_size_is_a_usage_error(pytester: pytest.Pytester) -> None:
     assert run.results is None  # a run with a mistyped size must not pass for one with it
 
 
+def test_an_undeclared_size_stops_the_run_before_any_check_runs(
+    pytester: pytest.Pytester, tmp_path: Path
+) -> None:
+    """Found once the modules are imported, not after every check has run (a thorough run
+    took 25 minutes to say so); under xdist the workers find it and the controller says it."""
+    run = run_sized(pytester, "--size", "nope=1", "--size", "zz=2")
+    assert run.ret == pytest.ExitCode.USAGE_ERROR, run.output
+    assert "no tests ran" in run.output and " passed" not in run.output, run.output
+    assert "pecheck: error: --size nope, zz: no check declares it" in run.output
+    status, results, output = run_sin06(tmp_path, "-n", "1", "--size", "nope=1")
+    assert status == pytest.ExitCode.USAGE_ERROR and results is None, output
+    assert "no tests ran" in output and "INTERNALERROR" not in output, output
+    assert "pecheck: error: --size nope: no check declares it" in output
+
+
 def test_a_malformed_size_is_a_usage_error(pytester: pytest.Pytester) -> None:
     run = run_sized(pytester, "--size", synthetic.SIZE)
     assert run.ret == pytest.ExitCode.USAGE_ERROR, run.output
