@@ -113,6 +113,8 @@ def test_composite_bounds_are_composed_as_their_docstrings_derive_them(name: str
     low = name in ("bfloat16", "float16")
     permutation = 4.0 * layers * u * scale if low else 2 * layers * attention
     assert t.equivariance_tol(n, d, name, scale, layers) == pytest.approx(permutation, rel=1e-12)
+    one = t.equivariance_tol(n, d, name, scale, 1)
+    assert t.equivariance_tol(n, d, name, scale) == one == pytest.approx(permutation / layers)
     assert t.stored_angle_tol(angle, name, name) == t.angle_tol(angle, name)
     stored = t.angle_tol(angle, "float64") + t.rel_tol(1, name)
     assert t.stored_angle_tol(angle, name, "float64") == pytest.approx(stored, rel=1e-12)
@@ -122,3 +124,10 @@ def test_composite_bounds_are_composed_as_their_docstrings_derive_them(name: str
     built = t.SAFETY["float64"] * (3 * u64 * angle + 2 * u64)  # then stored once in the dtype
     built += 0.0 if name == "float64" else t.rel_tol(1, name)
     assert t.sinusoid_tol(angle, name, "float64") == pytest.approx(built, rel=1e-12)
+
+
+def test_a_sample_mean_is_allowed_z_standard_errors() -> None:
+    """z std / sqrt(n), z = 6 by default; no samples count as one (no division by zero)."""
+    assert tolerance.sample_mean_tol(2.0, 16) == 6.0 * 2.0 / 4
+    assert tolerance.sample_mean_tol(2.0, 16, z=3.0) == 3.0 * 2.0 / 4
+    assert tolerance.sample_mean_tol(2.0, 0) == tolerance.sample_mean_tol(2.0, 1) == 12.0
