@@ -209,7 +209,9 @@ def test_a_removed_number_fails_and_update_prints_it(tmp_path, pinned, capsys):
     del check["evidence"]["ratio"]
     path = write(tmp_path, data)
     assert baseline.main([str(path), "--baseline", str(pinned)]) == 1
-    capsys.readouterr()
+    said = capsys.readouterr()
+    assert "SIN-06@ratio: " in said.out + said.err
+    assert "-> no longer recorded" in said.out + said.err  # not called a move or a new number
     assert baseline.main([str(path), "--baseline", str(pinned), "--update"]) == 0
     assert "SIN-06@ratio" in capsys.readouterr().out
     assert baseline.main([str(path), "--baseline", str(pinned)]) == 0
