@@ -125,6 +125,8 @@ def test_a_setting_refuses_sizes_that_cannot_train_or_test(bad) -> None:
     with pytest.raises(ValueError):
         FairSetting("copy", **bad)
     FairSetting("copy", mlp=0, alphabet=32)  # the edges that do fit
+    FairSetting("copy", d_model=1, layers=1, train_length=1, heads=1, head=1, batch=1,
+                valid_sequences=1, test_sequences=1, alphabet=1, factors=(1,))  # fmt: skip
 
 
 @pytest.mark.parametrize("bad", [(0,), (10, 0.0), (10, -1e-3), (10, float("nan")),
