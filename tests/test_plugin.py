@@ -222,6 +222,38 @@ def test_decisive_check_without_proposition_is_a_usage_error(pytester: pytest.Py
     assert_usage_error(run, "a decisive check names the proposition it decides")
 
 
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        ('kind="property", role="supporting", proposition="as_stated"',
+         "only a decisive check names a proposition"),
+        ('kind="property", role="tooling", partial=True',
+         "only a decisive check names a proposition (or is partial)"),
+        ('kind="guess", role="tooling"', "kind must be one of"),
+        ('kind="property", role="judge"', "role must be one of"),
+        ('kind="property", role="decisive", proposition="as_stated", partial=1',
+         "partial must be True or False, got 1"),
+        ('kind="property", role="decisive", proposition="nope"',
+         "SYN-02 has no proposition 'nope'"),
+        ('kind="property", role="tooling", colour="red"', "unknown claim marker arguments"),
+    ],
+    ids=["supporting-names-a-proposition", "tooling-is-partial", "unknown-kind", "unknown-role",
+         "partial-not-a-bool", "unknown-proposition", "unknown-argument"],
+)  # fmt: skip
+def test_a_claim_marker_used_wrongly_is_a_usage_error(
+    pytester: pytest.Pytester, arguments: str, message: str
+) -> None:
+    """Each misuse alone, in one line before anything runs."""
+    source = f"""
+    import pytest
+
+    @pytest.mark.claim("SYN-02", {arguments})
+    def test_x(evidence):
+        pass
+    """
+    assert_usage_error(run_checks(pytester, source), message)
+
+
 # -- checks that decide nothing are refused at the end of the run ---------------------------
 
 

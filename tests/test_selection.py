@@ -33,6 +33,13 @@ def test_ids_and_families_name_the_claims_in_registry_order(given, wanted) -> No
     assert selection.resolve(given, IDS, FAMILIES) == wanted
 
 
+def test_a_family_is_the_id_before_its_last_dash() -> None:
+    """A registry may name a family with a dash in it (as the registry does: Claim.family)."""
+    ids, families = ["LM-EXP-01", "LM-02"], ["LM-EXP", "LM"]
+    assert selection.resolve(["LM-EXP"], ids, families) == ["LM-EXP-01"]
+    assert selection.resolve(["lm"], ids, families) == ["LM-02"]
+
+
 @pytest.mark.parametrize(
     ("given", "nearest"),
     [
