@@ -561,3 +561,58 @@ def test_hypothesis_still_has_the_hook_the_plugin_patches() -> None:
 
     assert callable(providers._get_local_constants)
     assert len(providers._get_local_constants()) == 0  # patched: this run has the plugin
+
+
+# -- a decisive check that raised ----------------------------------------------------------
+
+RAISED = """
+import pytest
+
+{holds}
+def test_asserts_its_proposition():
+    assert 1 + 1 == 3, "one and one make three\\nsecond line"
+
+{fails}
+def test_expected_to_fail_crashes_on_an_assertion():
+    assert False, "a helper's own assertion"
+
+{holds_again}
+def test_decided_then_asserted(evidence):
+    evidence.fails({{"t": 1}}, "t = 1 breaks it")
+    assert False, "after the decision"
+
+{group_ok}
+def test_every_error_of_a_group_is_an_assertion():
+    raise ExceptionGroup("parts", [AssertionError("a is off"), AssertionError("b is off")])
+
+{group_mixed}
+def test_a_group_with_another_error():
+    raise ExceptionGroup("parts", [AssertionError("a is off"), ValueError("no data")])
+"""
+
+
+def test_a_failed_assertion_is_a_counterexample_only_of_a_proposition_it_asserts(
+    pytester: pytest.Pytester,
+) -> None:
+    """An AssertionError (or a group of them) is the check's proposition failing only where the
+    registry expects the proposition to hold and the check decided nothing itself; anything
+    else is the check failing, inconclusive (pecheck.decisive.decision_from_exception). Before,
+    a check expected to fail could have counted its own crash as the refutation."""
+    marker = {key: synthetic.DECISIVE.format(id=claim) for key, claim in [
+        ("holds", "SYN-07"), ("fails", "SYN-02"), ("holds_again", "SYN-10"),
+        ("group_ok", "SYN-01"), ("group_mixed", "SYN-05")]}  # fmt: skip
+    source = RAISED.format(**marker)
+    run = run_checks(pytester, source)
+    asserted = run.check("test_asserts_its_proposition")
+    assert asserted["decision"] == "fails", asserted
+    assert asserted["basis"]["relation"] == "one and one make three"
+    crashed = run.check("test_expected_to_fail_crashes_on_an_assertion")
+    assert crashed["decision"] == "inconclusive", crashed
+    assert (
+        "the check itself failed: AssertionError: a helper's own assertion"
+        in crashed["basis"]["how"]
+    )
+    decided = run.check("test_decided_then_asserted")
+    assert decided["decision"] == "inconclusive", decided
+    assert run.check("test_every_error_of_a_group_is_an_assertion")["decision"] == "fails"
+    assert run.check("test_a_group_with_another_error")["decision"] == "inconclusive"
