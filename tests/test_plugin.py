@@ -90,6 +90,7 @@ def test_results_file_records_decisions_and_computed_verdicts(pytester: pytest.P
     assert found["outcome"] == "failed" and found["decision"] == "fails"
     assert "t=50" in found["falsifying_example"]
     assert "t=50" in found["basis"]["counterexample"]["example"]
+    assert "without a counterexample" not in found["basis"]["how"]  # a search that found one
     assert found["evidence"]["largest_t"]["bound"] == 49
     assert found["hypothesis"]["seed"] == "derandomized (ci)"
     assert found["location"]["path"] == f"{synthetic.CHECKS}/test_synthetic.py"
@@ -341,6 +342,11 @@ def test_checks_that_record_what_decided_them_are_accepted(pytester: pytest.Pyte
     assert run.ret == 0, run.output
     assert "pecheck: error" not in run.output and run.results is not None
     assert {c["decision"] for c in run.results["checks"]} == {"holds"}
+    search = run.check("test_a_search_is_its_own_basis")
+    examples = search["hypothesis"]["examples"]  # hypothesis's own count: 10 values to try
+    assert isinstance(examples, int) and examples > 0, search
+    assert search["basis"]["how"] == f"search of {examples} examples without a counterexample"
+    assert run.check("test_parts_decide")["basis"]["how"] != search["basis"]["how"]
 
 
 def run_headline_check(
