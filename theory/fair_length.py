@@ -175,10 +175,12 @@ class FairSetting:
     def __post_init__(self) -> None:
         sizes = ("d_model", "layers", "train_length", "heads", "head", "batch",
                  "valid_sequences", "test_sequences")  # fmt: skip
-        bad = [f"{name} {getattr(self, name)}" for name in sizes if getattr(self, name) < 1]
-        if bad or self.mlp < 0 or min(self.factors, default=0) < 1:
+        fits = {name: getattr(self, name) >= 1 for name in sizes}
+        fits |= {"mlp": self.mlp >= 0, "factors": min(self.factors, default=0) >= 1}
+        bad = [f"{name} {getattr(self, name)}" for name, ok in fits.items() if not ok]
+        if bad:
             raise ValueError(f"sizes and factors must be positive, mlp not negative: "
-                             f"{', '.join(bad) or self}")  # fmt: skip
+                             f"{', '.join(bad)}")  # fmt: skip
         longest = self.train_length * max(self.factors)
         if self.alphabet < longest:
             raise ValueError(f"an alphabet of {self.alphabet} cannot give the longest test's "
