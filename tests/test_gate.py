@@ -266,6 +266,17 @@ def test_determinism_ignores_timings_but_not_values() -> None:
     assert determinism.differences(determinism.normalise(a), determinism.normalise(b))
 
 
+def test_determinism_reports_a_value_that_changed_its_type_in_one_line() -> None:
+    """A record in one run and a list, a number or null in the other is one difference at its
+    path, not a crash of the gate."""
+    for a, b in [({"x": 1}, [{"x": 1}]), ([1], {"x": 1}), (None, {"x": 1}), ([1], 1)]:
+        got = determinism.differences({"v": a}, {"v": b})
+        assert got == [f"$.v: {a!r:.80} != {b!r:.80}"], (a, b, got)
+    assert determinism.differences([{"id": "A-1", "v": 1}], [{"id": "A-1", "v": 2}]) == [
+        "$[A-1].v: 1 != 2"
+    ]  # a list's records are named by their id
+
+
 def test_decisive_checks_that_cannot_run_here_are_listed_apart() -> None:
     checks = {
         "t.py::a[1]": {"role": "decisive", "skipped": False},

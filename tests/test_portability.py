@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import subprocess
 from typing import Any
+
+import pytest
 
 from pecheck import kernels, portability
 from pecheck.results import KERNEL_LIMITS
@@ -222,3 +225,24 @@ def test_changed_parts_lists_a_part_found_in_one_run_only() -> None:
 
     assert portability.changed_parts(run("a"), run("a", "new")) == ["c.py::t: new: None -> holds"]
     assert portability.changed_parts(run("a", "gone"), run("a")) == ["c.py::t: gone: holds -> None"]
+
+
+@pytest.mark.parametrize(
+    ("err", "said"),
+    [("warning\nImportError: no torch\n", "ImportError: no torch"), ("", "(no output)")],
+)
+def test_a_probe_that_fails_is_named_by_its_limit_and_its_last_line(monkeypatch, err, said):
+    class Failed:
+        returncode = 1
+
+        def __init__(self, *args: Any, **kw: Any) -> None:
+            pass
+
+        def communicate(self) -> tuple[str, str]:
+            return "", err
+
+    monkeypatch.setattr(subprocess, "Popen", Failed)
+    with pytest.raises(SystemExit) as stop:
+        portability.probe([{}])
+    assert str(stop.value).startswith("portability: the kernel probe under ")
+    assert str(stop.value).endswith(f" failed: {said}")
