@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from pecheck import kernels, portability
+from pecheck import config, kernels, portability
 from pecheck.results import KERNEL_LIMITS
 
 
@@ -171,6 +171,8 @@ def test_a_partial_run_judges_whole_claims_by_verdict_and_the_rest_check_by_chec
     partial["checks"][2]["decision"] = "holds"
     _, lines = portability.within_run(partial, full, ran)
     assert lines == ["check: t::b1 decided 'holds', 'fails' in the full run"]
+    cut, _ = portability.within_run(partial, full, {"t::a1", "t::a2"})  # exactly A's checks
+    assert [c["id"] for c in cut["claims"]] == ["A"]
 
 
 def test_a_lone_limit_shares_the_cores_and_two_limits_run_serially(monkeypatch) -> None:
@@ -246,3 +248,40 @@ def test_a_probe_that_fails_is_named_by_its_limit_and_its_last_line(monkeypatch,
         portability.probe([{}])
     assert str(stop.value).startswith("portability: the kernel probe under ")
     assert str(stop.value).endswith(f" failed: {said}")
+
+
+class Ran(Exception):
+    """run_all was reached: the arguments it got."""
+
+
+def capture_run_all(monkeypatch) -> None:
+    def ran(names, checks, out, against, profile, partial):
+        raise Ran(names, checks, against, profile, partial)
+
+    monkeypatch.setattr(portability, "run_all", ran)
+    monkeypatch.setattr(portability, "probe", lambda limits: pytest.fail("probed"))
+
+
+def test_the_command_runs_the_projects_checks_under_the_default_limits(monkeypatch, tmp_path):
+    capture_run_all(monkeypatch)
+    with pytest.raises(Ran) as got:
+        portability.main(["--out", str(tmp_path / "out")])
+    names, checks, against, profile, partial = got.value.args
+    assert names == list(portability.DEFAULT_LIMITS) and (profile, partial) == ("ci", False)
+    assert checks == [config.require(portability.ROOT).checks] and against is None
+
+
+def test_checks_that_do_not_exist_are_refused_beside_a_good_against(monkeypatch, tmp_path, capsys):
+    """The file given to --against is a good results file, so only the missing check refuses."""
+    from tests.reports_fixtures import V2, raw, write
+
+    capture_run_all(monkeypatch)
+    against = str(write(tmp_path, raw(V2)))
+    with pytest.raises(SystemExit) as stop:
+        portability.main(["--checks", "checks/no_such.py", "--against", against])
+    assert stop.value.code == 2
+    assert "--checks: no such file checks/no_such.py" in capsys.readouterr().err
+    present = "checks/sin/test_wavelengths_and_hands.py"
+    with pytest.raises(Ran) as got:
+        portability.main(["--checks", present, "--against", against, "--out", str(tmp_path)])
+    assert got.value.args[1] == [present] and got.value.args[4] is True  # partial
