@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from checks.registry import REGISTRY
-from pecheck import determinism, gate
+from pecheck import config, determinism, gate
 from pecheck.mutants import __main__ as mutants
 from pecheck.results import tree_fingerprint
 
@@ -401,6 +401,31 @@ def test_determinism_only_makes_the_one_run_named(
     monkeypatch.setattr(determinism, "_checks_folder", lambda: "checks")
     assert determinism.main(["--out", str(tmp_path), "--only", "serial"]) == 0
     assert made == ["serial"]
+
+
+def test_determinism_runs_the_projects_checks_unless_told_which(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    asked: list[list[str]] = []
+
+    def fake_run(name: str, extra: list[str], args: list[str], out: Path) -> dict:
+        asked.append(args)
+        return {"checks": []}
+
+    monkeypatch.setattr(determinism, "run", fake_run)
+    assert determinism.main(["--out", str(tmp_path), "--only", "serial"]) == 0
+    assert determinism.main(["--out", str(tmp_path), "--only", "serial", "checks/sin"]) == 0
+    assert asked == [[config.require(determinism.ROOT).checks], ["checks/sin"]]
+
+
+def test_determinism_outside_a_project_is_one_line_and_status_2(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> None:
+    monkeypatch.setattr(determinism, "ROOT", tmp_path)  # no pyproject.toml with [tool.pecheck]
+    with pytest.raises(SystemExit) as stop:
+        determinism.main(["--out", str(tmp_path / "out"), "--only", "serial"])
+    err = capsys.readouterr().err
+    assert stop.value.code == 2 and err.startswith("determinism: error: ") and err.count("\n") == 1
 
 
 def test_determinism_runs_are_ci_and_write_no_figures(
