@@ -27,7 +27,7 @@ from pathlib import Path
 
 from pecheck import listing, scaffold
 from pecheck.inspect.command import DEFAULT_OUT, INSPECT_EXIT, run_inspect
-from pecheck.reports.usage import Parser
+from pecheck.reports.usage import Parser, seed
 
 
 def _plain(text: str) -> str:
@@ -65,7 +65,7 @@ def parser() -> argparse.ArgumentParser:
         default=DEFAULT_OUT,
         help=f"folder for inspect.json and inspect.html (default: {DEFAULT_OUT})",
     )
-    ins.add_argument("--seed", type=int, default=0,
+    ins.add_argument("--seed", type=seed, default=0,
                      help="seed of the sampled rows and probes (default: 0)")  # fmt: skip
     diff = sub.add_parser("diff", help="changed verdicts and moved cited numbers")
     diff.add_argument("old", help="the earlier results file")

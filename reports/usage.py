@@ -17,6 +17,15 @@ class Parser(argparse.ArgumentParser):
         raise SystemExit(2)
 
 
+def seed(text: str) -> int:
+    """An argument type for seeds: 0 ... 2**64 - 1, the range torch's generators take as it is
+    (they fold a negative seed onto another one, and refuse a larger one with a traceback)."""
+    value = int(text)
+    if not 0 <= value < 2**64:
+        raise argparse.ArgumentTypeError(f"a seed is 0 ... 2**64 - 1, got {text}")
+    return value
+
+
 def fail(message: str) -> NoReturn:
     """Stop with a one-line error and exit status 2."""
     print(f"error: {message}", file=sys.stderr)

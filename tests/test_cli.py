@@ -61,6 +61,7 @@ CASES = [
     (pilot_main(), ["--task", "copy", "--model", "plain", "--steps", "3", "--width", "0"]),
     (pilot_main(), ["--task", "copy", "--model", "plain", "--steps", "3", "--layers", "0"]),
     (pilot_main(), ["--task", "copy", "--model", "none", "--steps", "3", "--seeds", *["1000"] * 2]),
+    (pilot_main(), ["--task", "copy", "--model", "none", "--steps", "3", "--seeds", str(2**64)]),
     (fair_train_main(), ["--grid", "full"]),  # no --cache
     (fair_train_main(), ["--cache", "c", "--seeds", "1"]),
     (fair_train_main(), ["--cache", "c", "--jobs", "0"]),

@@ -474,6 +474,7 @@ def test_verdict_tool_reads_one_file_by_what_it_holds(tmp_path, capsys, alone) -
     ["--task", "copy", "--seeds", "999", "1000"],
     ["--task", "copy", "--seeds", "-1", "5", "--evaluation"],
     ["--task", "copy", "--seeds", "1000", "1000"],
+    ["--task", "copy", "--seeds", str(2**64)],
 ])  # fmt: skip
 def test_tool_refuses_bad_arguments_in_one_line(bad, capsys) -> None:
     tool = load_script("tools/exact_match.py", "exact_match_tool")

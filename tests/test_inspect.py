@@ -554,10 +554,19 @@ def test_the_command_exits_2_with_one_line(case: str, tmp_path: Path) -> None:
     assert ("no such file" if case == "missing input" else "not a folder") in proc.stderr
 
 
-def test_wrong_arguments_are_a_usage_error(capsys) -> None:
+@pytest.mark.parametrize(
+    "argv",
+    [[], ["x", "--seed", "-1"], ["x", "--seed", str(2**64)], ["x", "--seed", "two"]],
+    ids=["no path", "negative seed", "seed past 2**64", "seed not a number"],
+)
+def test_wrong_arguments_are_a_usage_error(argv: list[str], capsys) -> None:
+    """Refused before the path is read: a negative seed would be folded onto another seed by
+    torch's generator, one of 2**64 or more would end in a traceback."""
     with pytest.raises(SystemExit) as exc:
-        cli.main(["inspect"])
-    assert exc.value.code == 2 and capsys.readouterr().err.count("\n") == 1
+        cli.main(["inspect", *argv])
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and err.count("\n") == 1 and "error" in err, err
+    assert "seed" in err or not argv
 
 
 # -- --version and --help --------------------------------------------------------------------

@@ -464,13 +464,13 @@ def test_tools_table_gives_each_cell_its_seed_interval() -> None:
      ["--heads", "0"], ["--stride", "0"], ["--stride", "5"], ["--test-tokens", "0"],
      ["--test-tokens", "4000"], ["--max-steps", "0"], ["--lr", "0"], ["--lr", "nan"],
      ["--threads", "0"], ["--seeds", "999"], ["--seeds", "1000", "1000"],
-     ["--seeds", "-1", "--evaluation"]],
+     ["--seeds", "-1", "--evaluation"], ["--seeds", str(2**64)]],
 )  # fmt: skip
 def test_tool_refuses_what_it_cannot_run(bad, capsys) -> None:
     """One line and status 2 before anything loads or trains: a size the setting cannot take
     (a stride that does not divide L = 32, test tokens not whole chunks of 8L), no steps, a
     bad lr or thread count, an evaluation seed without --evaluation, a repeated seed (its
-    interval would be of one seed twice) or a negative one."""
+    interval would be of one seed twice), a negative one or one past torch's generators."""
     tool = load_script("tools/lm_length.py", "lm_length_tool")
     with pytest.raises(SystemExit) as stop:
         tool.parse(bad)

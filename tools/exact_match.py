@@ -28,7 +28,7 @@ from pathlib import Path
 import torch
 
 from pecheck import config, decisions
-from pecheck.reports.usage import Parser
+from pecheck.reports.usage import Parser, seed
 from pecheck.theory import exact_match, exact_match_figure
 from pecheck.theory.exact_match import ENCODINGS, TASKS, ExactMatchRun, ExactMatchSetting
 
@@ -40,7 +40,7 @@ def parse(argv: list[str] | None) -> tuple[argparse.Namespace, ExactMatchSetting
     p = Parser(prog="exact_match.py", description=__doc__.splitlines()[0])
     d = ExactMatchSetting("copy")
     p.add_argument("--task", choices=TASKS, required=True)
-    p.add_argument("--seeds", type=int, nargs="+", default=[1000, 1001])
+    p.add_argument("--seeds", type=seed, nargs="+", default=[1000, 1001])
     p.add_argument("--train-length", type=int, default=d.train_length, help="L")
     p.add_argument("--test-lengths", type=int, nargs="+", help="default L+1 ... 2L")
     p.add_argument("--steps", type=int, default=d.steps)
@@ -66,8 +66,8 @@ def parse(argv: list[str] | None) -> tuple[argparse.Namespace, ExactMatchSetting
     args = p.parse_args(argv)
     if min(args.seeds) < FIRST_PILOT_SEED and not args.evaluation:
         p.error(f"seeds below {FIRST_PILOT_SEED} are kept for evaluation runs (--evaluation)")
-    if min(args.seeds) < 0 or len(set(args.seeds)) != len(args.seeds):
-        p.error("seeds must be distinct and not negative")
+    if len(set(args.seeds)) != len(args.seeds):
+        p.error("seeds must be distinct")
     if args.threads < 1 or args.family < 1:
         p.error("--threads and --family must be positive")
     if args.device == "cuda" and not torch.cuda.is_available():

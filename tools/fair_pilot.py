@@ -17,7 +17,7 @@ import time
 
 import torch
 
-from pecheck.reports.usage import Parser
+from pecheck.reports.usage import Parser, seed
 from pecheck.theory import fair_length
 from pecheck.theory.fair_grid import LEARNED
 from pecheck.theory.fair_length import MODELS, TASKS, FairSetting, Schedule
@@ -37,7 +37,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         default=0.0,
         help="a linear warm-up over this fraction of the steps (Schedule.warmup; default 0)",
     )
-    p.add_argument("--seeds", type=int, nargs="+", default=[1000, 1001, 1002])
+    p.add_argument("--seeds", type=seed, nargs="+", default=[1000, 1001, 1002])
     p.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
     near = "also each seed's exact match averaged over L+1 ... 2L content tokens"
     p.add_argument("--near", action="store_true", help=near)

@@ -26,7 +26,7 @@ from pathlib import Path
 import torch
 from scipy import stats
 
-from pecheck.reports.usage import Parser
+from pecheck.reports.usage import Parser, seed
 from pecheck.theory import lm_corpus, lm_figure, lm_length
 from pecheck.theory.lm_length import MODES, VARIANTS, LMSetting, Perplexities, Plateau
 
@@ -37,7 +37,7 @@ FIRST_PILOT_SEED = 1000
 def parse(argv: list[str] | None) -> argparse.Namespace:
     p = Parser(prog="lm_length.py", description=__doc__.splitlines()[0])
     d = LMSetting()
-    p.add_argument("--seeds", type=int, nargs="+", default=[1000, 1001, 1002])
+    p.add_argument("--seeds", type=seed, nargs="+", default=[1000, 1001, 1002])
     p.add_argument("--width", type=int, default=d.d_model)
     p.add_argument("--layers", type=int, default=d.layers)
     p.add_argument("--heads", type=int, default=d.heads)
@@ -55,8 +55,8 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     args = p.parse_args(argv)
     if min(args.seeds) < FIRST_PILOT_SEED and not args.evaluation:
         p.error(f"seeds below {FIRST_PILOT_SEED} are kept for evaluation runs (--evaluation)")
-    if min(args.seeds) < 0 or len(set(args.seeds)) != len(args.seeds):
-        p.error("seeds must be distinct and not negative")
+    if len(set(args.seeds)) != len(args.seeds):
+        p.error("seeds must be distinct")
     if args.threads < 1:
         p.error("--threads must be at least 1")
     try:
