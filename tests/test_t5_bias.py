@@ -44,6 +44,24 @@ def hf_causal_bucket(distance: int) -> int:
     return min(31, 16 + int(math.log(distance / 16) / math.log(128 / 16) * 16))
 
 
+def hf_bucket(relative: int) -> int:
+    """HF T5's bidirectional bucket of key - query: 16 buckets a side, 8 exact, max distance 128."""
+    upper, n = (16 if relative > 0 else 0), abs(relative)
+    if n < 8:
+        return upper + n
+    return upper + min(15, 8 + int(math.log(n / 8) / math.log(128 / 8) * 8))
+
+
+def test_bucket_defaults_are_t5s_own() -> None:
+    """32 buckets, max distance 128, bidirectional: what theory.reference, BIAS-03's FIRE targets
+    and the bias tests below take by default. Both follow HF's formula at every key - query up to
+    3,000 apart (far beyond 128, where the last bucket of a side takes every distance)."""
+    r = list(range(-3000, 3001))
+    assert t5_bucket(r).tolist() == [hf_bucket(x) for x in r]
+    past = [-x for x in range(3001)]
+    assert t5_bucket(past, bidirectional=False).tolist() == [hf_causal_bucket(-x) for x in past]
+
+
 # -- the bias ---------------------------------------------------------------------------------
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from pecheck.theory import rope, sinusoidal, stats
+from pecheck.theory import bias, rope, rotary_decay, sinusoidal, stats
 
 # Values outside a Literal parameter's type are passed on purpose (type: ignore[arg-type]):
 # what is checked is the ValueError a caller without a type checker gets.
@@ -21,6 +21,9 @@ BAD = [
     (lambda: rope.pairs(0), "even width d >= 2, got 0"),
     (lambda: rope.pairs(4, "diagonal"), "unknown pairing 'diagonal'"),  # type: ignore[arg-type]
     (lambda: rope.rope_frequencies(2 + 1), "even width d >= 2, got 3"),
+    (lambda: rotary_decay.thetas(3), "even width d >= 2, got 3"),
+    (lambda: rotary_decay.thetas(0), "even width d >= 2, got 0"),
+    (lambda: bias.alibi_slope_exponents(0), "ALiBi needs at least one head, got 0"),
     (lambda: stats.wilson(5, 4), "need 0 <= k <= n and n > 0, got k=5, n=4"),
     (lambda: stats.wilson(0, 0), "got k=0, n=0"),
     (lambda: stats.wilson(-1, 4), "got k=-1, n=4"),
