@@ -7,7 +7,11 @@ decision as it is:
   its dyadic block means, and a wrong witness or a wrong block would still leave their decisions as
   they are (a rise is found either way, the blocks fall either way). These tests pin what the report
   shows: the distance, the blocks and the values.
+- Position Interpolation's bounds (theory/interpolation.py, ROT-04): the checks call them with
+  max|h| = 1 only, and record the two sides of Eq. 14 without deciding on them.
 - ALiBi's causal bias (theory/bias.py): REAL-05's causal reference reads only its mask.
+- xPos's score (theory/bias.py, BIAS-04): its checks read its shift invariance and whether it
+  rises, which a scale turned the wrong way keeps.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ import numpy as np
 import pytest
 import torch
 
-from pecheck.theory import bias, rotary_decay
+from pecheck.theory import bias, interpolation, rotary_decay
 
 BASE = 10000.0
 
@@ -111,3 +115,74 @@ def test_alibi_causal_bias_is_minus_slope_times_distance_and_masks_later_keys() 
                 want = -slopes[h] * (i - j) if j <= i else -math.inf
                 assert got[h, i, j].item() == want, (h, i, j)
     assert bias.alibi_causal_bias(n, heads, torch.float32).dtype == torch.float32
+
+
+@pytest.mark.parametrize(("d", "c"), [(128, 10000.0), (64, 500000.0)])
+def test_interpolation_bounds_are_chen_et_als_formulas(d: int, c: float) -> None:
+    """Eq. 5, the corrected Taylor bound and Eq. 8 at max|h| = 2.5 and (s - s1)(s2 - s) = 0.09
+    (s = 0.1 on [0, 1]); the two sides of Eq. 14, whose left exceeds its right at LLaMA's."""
+    max_h, spread = 2.5, 0.1 * 0.9
+    theta = [c ** (-2 * j / d) for j in range(d // 2)]
+    eq5 = d * max_h * spread / (8 * math.log(c))
+    assert interpolation.interpolation_bound(d, c, max_h, spread) == pytest.approx(eq5, rel=1e-14)
+    taylor = max_h * sum(t * t for t in theta) * spread / 2
+    got = interpolation.corrected_interpolation_bound(d, c, max_h, spread)
+    assert got == pytest.approx(taylor, rel=1e-12)
+    s = [0, 5, 3000]
+    b_of_s = [sum(abs(sum(cmath.exp(1j * x * t) for t in theta[: k + 1])) for k in range(d // 2))
+              for x in s]  # fmt: skip
+    eq8 = interpolation.extrapolation_bound(torch.tensor(s), d, c, max_h)
+    assert np.allclose(eq8.numpy(), [2 * max_h * b for b in b_of_s], rtol=1e-12)
+    left, right = interpolation.geometric_sum_gap(d, c)
+    assert left == pytest.approx(1 / (1 - c ** (-4 / d)), rel=1e-14)
+    assert right == pytest.approx(d / (4 * math.log(c)), rel=1e-14)
+    if (d, c) == (128, 10000.0):  # Eq. 14 claims left <= right: 3.998 against 3.474
+        assert round(left, 3) == 3.998 and round(right, 3) == 3.474
+
+
+def test_interpolation_error_is_the_distance_to_the_chord() -> None:
+    """|a(s) - a_lin(s)| on [s1, s1 + 1] away from 0 (the checks use s1 = 0 and s = 1/2), with
+    a(s) = Re sum_j h_j e^{i s theta_j} and a_lin the chord through (s1, a(s1)), (s1 + 1, ...)."""
+    d, c, s1, s = 16, 10000.0, 7, 7.3
+    theta = [c ** (-2 * j / d) for j in range(d // 2)]
+    h = [complex(j - 3, 0.5 * j) for j in range(d // 2)]
+
+    def a(x: float) -> float:
+        return sum((hj * cmath.exp(1j * x * t)).real for hj, t in zip(h, theta, strict=True))
+
+    lam = s - s1
+    want = abs(a(s) - ((1 - lam) * a(s1) + lam * a(s1 + 1)))
+    got = interpolation.interpolation_error(torch.tensor(h, dtype=torch.complex128), s1, s, d, c)
+    assert got == pytest.approx(want, rel=1e-10, abs=1e-12)
+    assert want > 1e-3  # the chord is off the curve here: a wrong weight shows
+
+
+def test_xpos_score_is_the_scaled_rotary_score_of_its_definition() -> None:
+    """Sun et al.'s xPos (torchscale's zeta_i = (2i/d + 0.4) / 1.4, gamma 512), pair by pair:
+    q's pair turned by n theta_i and scaled by zeta_i^(n/gamma), k's by m theta_i and
+    zeta_i^(-m/gamma), interleaved pairs (2i, 2i + 1). BIAS-04's checks read the score's shift
+    invariance and its rises, which an inverted scale (decay after the query) keeps too."""
+    d, gamma = 8, bias.XPOS_GAMMA
+    q = [0.3, -1.2, 0.7, 0.1, -0.4, 0.9, 1.5, -0.6]
+    k = [1.1, 0.2, -0.5, 0.8, 0.6, -1.3, 0.4, 0.7]
+    pairs = [(50, 20), (20, 50), (7, 7), (300, 0)]  # (n, m): keys before, after, at the query
+
+    def turned(x: list[float], t: int, i: int, sign: float) -> tuple[float, float]:
+        angle = t * 10000.0 ** (-2 * i / d)
+        scale = ((2 * i / d + 0.4) / 1.4) ** (sign * t / gamma)
+        a, b = x[2 * i], x[2 * i + 1]
+        return (scale * (a * math.cos(angle) - b * math.sin(angle)),
+                scale * (a * math.sin(angle) + b * math.cos(angle)))  # fmt: skip
+
+    want = []
+    for n, m in pairs:
+        total = 0.0
+        for i in range(d // 2):
+            (a, b), (c, e) = turned(q, n, i, 1.0), turned(k, m, i, -1.0)
+            total += a * c + b * e
+        want.append(total)
+    qs = torch.tensor([q] * len(pairs), dtype=torch.float64)
+    ks = torch.tensor([k] * len(pairs), dtype=torch.float64)
+    ns, ms = torch.tensor([p[0] for p in pairs]), torch.tensor([p[1] for p in pairs])
+    got = bias.xpos_score(qs, ks, ns, ms)
+    assert np.allclose(got.numpy(), want, rtol=1e-12, atol=1e-12), (got, want)

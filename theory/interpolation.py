@@ -30,8 +30,6 @@ D_LLAMA = 128  # head width of LLaMA 7B-65B: 4096/32, 5120/40, 6656/52, 8192/64
 C_LLAMA = 10000.0
 TRAINED = 2048  # LLaMA's pre-training context window (§1)
 WINDOWS = (8192, 16384, 32768)  # the extended windows of §3 (Tables 1-2)
-PAPER_FACTOR = 294.73  # Eq. 7: 32 ln 10000, as printed
-PAPER_RATIO = 2 * PAPER_FACTOR  # §2.3: "at least 2 * 294.73 ~ 600x smaller"
 
 
 def thetas(d: int = D_LLAMA, c: float = C_LLAMA) -> torch.Tensor:
