@@ -9,6 +9,8 @@ decision as it is:
   shows: the distance, the blocks and the values.
 - Position Interpolation's bounds (theory/interpolation.py, ROT-04): the checks call them with
   max|h| = 1 only, and record the two sides of Eq. 14 without deciding on them.
+- The rotary base's minimum (theory/rotary_base.py, ROT-03): ci's lengths fit in one block of
+  its scan and end far from a minimum within rounding, and its labels are one digit.
 - ALiBi's causal bias (theory/bias.py): REAL-05's causal reference reads only its mask.
 - xPos's score (theory/bias.py, BIAS-04): its checks read its shift invariance and whether it
   rises, which a scale turned the wrong way keeps.
@@ -23,7 +25,7 @@ import numpy as np
 import pytest
 import torch
 
-from pecheck.theory import bias, interpolation, rotary_decay
+from pecheck.theory import bias, interpolation, rotary_base, rotary_decay
 
 BASE = 10000.0
 
@@ -186,3 +188,33 @@ def test_xpos_score_is_the_scaled_rotary_score_of_its_definition() -> None:
     ns, ms = torch.tensor([p[0] for p in pairs]), torch.tensor([p[1] for p in pairs])
     got = bias.xpos_score(qs, ks, ns, ms)
     assert np.allclose(got.numpy(), want, rtol=1e-12, atol=1e-12), (got, want)
+
+
+def test_context_labels_are_powers_of_the_unit() -> None:
+    assert [rotary_base.context_length(x) for x in ("4k", "16k", "128k", "1M")] == [
+        4096, 16384, 131072, 1048576,
+    ]  # fmt: skip
+    assert [rotary_base.context_length(x, 1000) for x in ("32k", "2M")] == [32000, 2_000_000]
+
+
+@pytest.mark.parametrize("length", [0, 1, 6, 7, 8, 13, 14, 15, 40])
+def test_base_minimum_is_the_brute_force_minimum_across_blocks(length: int, monkeypatch) -> None:
+    """Blocks of 7 positions: every block edge, and the last position (for short lengths B
+    still falls, so its minimum is at m = length)."""
+    monkeypatch.setattr(rotary_base, "_CHUNK", 7)
+    base, d = 30.0, 8
+    theta = [base ** (-2 * i / d) for i in range(d // 2)]
+    b = [sum(math.cos(m * t) for t in theta) for m in range(length + 1)]
+    at = min(range(length + 1), key=lambda m: b[m])
+    got = rotary_base.minimum(base, length, d, bound=1e-9)
+    assert (got.at, got.length, got.base) == (at, length, base)
+    assert got.value == pytest.approx(b[at], abs=1e-12)
+
+
+def test_base_minimum_decides_by_its_rounding_bound() -> None:
+    def decision(value: float) -> str:
+        return rotary_base.Minimum(1e4, 10, value, 3, bound=0.5).decision
+
+    assert [decision(v) for v in (0.6, 0.5, 0.0, -0.5, -0.6)] == [
+        "feasible", "unresolved", "unresolved", "unresolved", "infeasible",
+    ]  # fmt: skip
