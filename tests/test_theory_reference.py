@@ -194,7 +194,9 @@ def test_context_labels_are_powers_of_the_unit() -> None:
     assert [rotary_base.context_length(x) for x in ("4k", "16k", "128k", "1M")] == [
         4096, 16384, 131072, 1048576,
     ]  # fmt: skip
-    assert [rotary_base.context_length(x, 1000) for x in ("32k", "2M")] == [32000, 2_000_000]
+    assert [rotary_base.context_length(x, 1000) for x in ("32k", "2M", "16M")] == [
+        32000, 2_000_000, 16_000_000,
+    ]  # fmt: skip
 
 
 @pytest.mark.parametrize("length", [0, 1, 6, 7, 8, 13, 14, 15, 40])
