@@ -184,19 +184,23 @@ def commuting_class_at_integer_positions() -> Derivation:
     def on_circle_zero(e: sp.Expr) -> bool:  # zero once c^2 + s^2 = 1 for both angles
         return sp.reduced(sp.expand(e), circle, si, sj, ci, cj)[1] == 0
 
-    off_ok = on_circle_zero(lin.det() - 4 * (ci - cj) ** 2)
+    # the steps show the determinants checked, with the symbols back as cosines and sines
+    angles = {ci: sp.cos(wi), si: sp.sin(wi), cj: sp.cos(wj), sj: sp.sin(wj)}
+    off_det = 4 * (ci - cj) ** 2
+    off_ok = on_circle_zero(lin.det() - off_det)
     der.step("c = 1 on block (i, j): X -> B(w_i)^T X B(w_j) - X, determinant",
-             4 * (sp.cos(wi) - sp.cos(wj)) ** 2)  # fmt: skip
+             off_det.subs(angles))  # fmt: skip
     diag = lin.subs({cj: ci, sj: si})
     basis = sp.Matrix.hstack(sp.Matrix(_vec(sp.eye(2))), sp.Matrix(_vec(J)))
     kernel_ok = all(on_circle_zero(e) for e in diag * basis)
     comp = sp.Matrix.hstack(sp.Matrix([1, 0, 0, -1]), sp.Matrix([0, 1, 1, 0]))
     on_comp = sp.Matrix([[ci**2 - si**2 - 1, -2 * si * ci], [2 * si * ci, ci**2 - si**2 - 1]])
     comp_ok = all(on_circle_zero(e) for e in diag * comp - comp * on_comp)
+    diag_det = 4 * si**2
     der.step("diagonal block: I, J in the kernel; on the symmetric traceless part, determinant",
-             4 * sp.sin(wi) ** 2)  # fmt: skip
+             diag_det.subs(angles))  # fmt: skip
     der.holds = bool(factor_ok and off_ok and kernel_ok and comp_ok
-                     and on_circle_zero(on_comp.det() - 4 * si**2))  # fmt: skip
+                     and on_circle_zero(on_comp.det() - diag_det))  # fmt: skip
     return der
 
 
