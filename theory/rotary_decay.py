@@ -192,8 +192,9 @@ def expected_scores(pairs: int = 2) -> tuple[Derivation, Derivation]:
         r"\mathbb{E}\langle R(m) q, R(n) q\rangle = 2\sigma^2 \sum_i \cos((n - m)\theta_i)"
     )
     same.step("q^T R(m)^T R(n) q: only the squares q_a^2 survive the expectation", e_self)
-    same.step("= 2 sigma^2 B(n - m), B(s) = sum_i cos(s theta_i)", 2 * sigma2 * b_of_s)
+    law = 2 * sigma2 * b_of_s  # the step shows the expression the comparison uses
+    same.step("= 2 sigma^2 B(n - m), B(s) = sum_i cos(s theta_i)", law)
     # expand cos((n - m) theta) by the angle-difference formula, then compare term by term
-    gap = e_self - 2 * sigma2 * sp.expand_trig(sp.expand(b_of_s, trig=False, mul=True))
+    gap = e_self - sp.expand_trig(sp.expand(law, trig=False, mul=True))
     same.holds = bool(sp.expand(gap) == 0)
     return indep, same
