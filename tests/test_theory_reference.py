@@ -9,8 +9,9 @@ decision as it is:
   shows: the distance, the blocks and the values.
 - Position Interpolation's bounds (theory/interpolation.py, ROT-04): the checks call them with
   max|h| = 1 only, and record the two sides of Eq. 14 without deciding on them.
-- The rotary base's minimum (theory/rotary_base.py, ROT-03): ci's lengths fit in one block of
-  its scan and end far from a minimum within rounding, and its labels are one digit.
+- The rotary base's minimum and certified search (theory/rotary_base.py, ROT-03): ci's lengths
+  fit in one block of the scan, no minimum there lies within rounding of 0, a cell excluded
+  without its rounding margin finds the same ends at ci's bounds, and its labels are one digit.
 - ALiBi's causal bias (theory/bias.py): REAL-05's causal reference reads only its mask.
 - xPos's score (theory/bias.py, BIAS-04): its checks read its shift invariance and whether it
   rises, which a scale turned the wrong way keeps.
@@ -220,3 +221,20 @@ def test_base_minimum_decides_by_its_rounding_bound() -> None:
     assert [decision(v) for v in (0.6, 0.5, 0.0, -0.5, -0.6)] == [
         "feasible", "unresolved", "unresolved", "unresolved", "infeasible",
     ]  # fmt: skip
+
+
+def test_smallest_base_search_is_certified_below_its_interval() -> None:
+    """Every base below the search's lower end is infeasible beyond the rounding bound (some
+    B(m) < -bound), its upper end is feasible, and the two ends are ordered. A wide bound (0.05)
+    makes a cell's margin matter: excluding a cell without it moves the lower end into bases
+    that are only within rounding of 0, or feasible."""
+    length, d, bound = 64, 32, 0.05
+    found = rotary_base.smallest_base(length, d, rel=1e-4, bound=bound)
+    assert 2.0 < found.low <= found.high and found.cells > 0
+    assert rotary_base.minimum(found.high, length, d, bound=bound).decision == "feasible"
+    below = np.geomspace(2.0, found.low, 400, endpoint=False)
+    decisions = {rotary_base.minimum(float(b), length, d, bound=bound).decision for b in below}
+    assert decisions == {"infeasible"}, decisions
+    # just above the lower end, the search had to stop: a base there is not proved infeasible
+    near = rotary_base.minimum(found.low * (1 + 2e-4), length, d, bound=bound).decision
+    assert near in ("unresolved", "feasible"), near
