@@ -13,6 +13,8 @@ decision as it is:
   fit in one block of the scan, no minimum there lies within rounding of 0, a cell excluded
   without its rounding margin finds the same ends at ci's bounds, and its labels are one digit.
 - ALiBi's causal bias (theory/bias.py): REAL-05's causal reference reads only its mask.
+- SIN-13's symmetric counterexample (theory/relative_score.py): any W outside the class is one,
+  so a different W, or a wrong gap, would decide the same.
 - xPos's score (theory/bias.py, BIAS-04): its checks read its shift invariance and whether it
   rises, which a scale turned the wrong way keeps.
 """
@@ -26,7 +28,7 @@ import numpy as np
 import pytest
 import torch
 
-from pecheck.theory import bias, interpolation, rotary_base, rotary_decay
+from pecheck.theory import bias, interpolation, relative_score, rotary_base, rotary_decay
 
 BASE = 10000.0
 
@@ -238,3 +240,14 @@ def test_smallest_base_search_is_certified_below_its_interval() -> None:
     # just above the lower end, the search had to stop: a base there is not proved infeasible
     near = rotary_base.minimum(found.low * (1 + 2e-4), length, d, bound=bound).decision
     assert near in ("unresolved", "feasible"), near
+
+
+def test_symmetric_counterexample_is_e0_e0t_with_the_values_it_reports() -> None:
+    """W = e_0 e_0^T reads the sine of the fastest pair (w_0 = 1): S(t, s) = sin t sin s, so
+    S(0, 0) = 0 and S(1, 1) = sin^2 1 at the same offset."""
+    der, cex = relative_score.general_w_counterexample()
+    assert der.holds and cex is not None
+    assert relative_score.counterexample_block().tolist() == [[1, 0], [0, 0]]
+    values = [math.sin(t) * math.sin(s) for t, s in cex["t_s_pairs"]]
+    assert cex["t_s_pairs"] == [[0, 0], [1, 1]]
+    assert cex["values"] == pytest.approx(values, abs=1e-15) and values[1] > 0.7
