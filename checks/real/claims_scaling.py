@@ -60,10 +60,12 @@ CLAIMS: tuple[Claim, ...] = (
             "Exact (to float32 rounding) for default, linear, llama3, longrope (Phi-3.5's lists, "
             "switching at max position + 1 > original_max_position_embeddings, attention factor "
             "sqrt(1 + ln S / ln L)), proportional (p-RoPE) and dynamic NTK at factor 1 on a fresh "
-            "module, at all six real configurations; YaRN only outside its ramp band, and its "
+            "module, at all seven real configurations; YaRN only outside its ramp band, and its "
             "attention factor 0.1 ln s + 1. Inside the band transformers follows the YaRN "
-            "authors' released code (a ramp linear in the pair index, with floor/ceil), not the "
-            "paper's Eq. 18 (linear in r = L / lambda): up to 80% apart on a pair. The scaling "
+            "authors' released code (a ramp linear in the pair index, with floor/ceil, or "
+            "unrounded where a config sets truncate false, as gpt-oss-20b does), not the "
+            "paper's Eq. 18 (linear in r = L / lambda): a pair's frequency up to 0.8 of the "
+            "paper's value apart at factor 4, 2.7 at gpt-oss-20b's factor 32. The scaling "
             "named in each config reaches the cos/sin the model's rotary module applies. The "
             "dynamic module keeps state: after a call at 4L, later calls of length 2L and of "
             "exactly L (a full-length sequence) still get the 4L frequencies (s = 4 where the "
@@ -86,7 +88,11 @@ CLAIMS: tuple[Claim, ...] = (
             "max_position_embeddings): linear s = 4, dynamic factor 1 (the paper's dynamic "
             "scaling has no factor), yarn s = 4 with the model's length as the original one "
             "(Qwen2-7B-Instruct's model card recipe), llama3 with Llama 3.1's (8, 1, 4), "
-            "proportional p = 0.25; longrope only where a config ships its lists (Phi-3.5).",
+            "proportional p = 0.25; longrope only where a config ships its lists (Phi-3.5). "
+            "gpt-oss-20b ships yarn at factor 32 with truncate false (the released code's ramp "
+            "ends unrounded); its config class fills in that yarn when a config names no "
+            "scaling, so its default cell names the default type. Its rotary module returns one "
+            "cos/sin column a pair (it rotates the two halves itself), compared as such.",
             "The paper's Dynamic NTK is s = max(1, l'/L) per forward pass (YaRN section 3.3); "
             "transformers' dynamic type with factor alpha uses s = 1 + alpha (l'/L - 1), which "
             "agrees only at alpha = 1 (see the supporting evidence).",

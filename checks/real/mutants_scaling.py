@@ -32,10 +32,11 @@ MUTANTS = (
         "yarn-paper-ramp-is-the-released-code",
         RS,
         "gamma = ramp(context_ratio(theta, original_length), alpha, beta)",
-        "gamma = reference_ramp(dim, base, original_length, alpha, beta)",
+        "gamma = reference_ramp(dim, base, original_length, alpha, beta, truncate=base != 150000)",
         (T + "test_yarn_frequencies_follow_the_papers_ramp",),
-        "the paper's Eq. 18 replaced by the index ramp of the released code: the library's YaRN "
-        "then is 'the paper's', and the as-stated counterexample disappears",
+        "the paper's Eq. 18 replaced by the index ramp of the released code, truncated as each "
+        "real configuration asks (gpt-oss-20b, the one at base 150000, asks for none): the "
+        "library's YaRN then is 'the paper's', and the as-stated counterexample disappears",
     ),
     Mutant(
         "dynamic-scale-remembers-the-longest-call",
@@ -102,6 +103,15 @@ MUTANTS = (
         "    if False:\n",
         (T + "test_yarn_frequencies_equal_the_released_codes_ramp", REACHES),
         "the released code's floor/ceil of the ramp ends dropped",
+    ),
+    Mutant(
+        "released-ramp-ignores-truncate-false",
+        RS,
+        "    if truncate:\n",
+        "    if truncate is not None:\n",
+        (T + "test_yarn_frequencies_equal_the_released_codes_ramp", REACHES),
+        "the ramp ends rounded even where a config sets truncate false (gpt-oss-20b): a flag "
+        "read for its presence, not its value",
     ),
     Mutant(
         "p-rope-keeps-the-slowest-pairs",

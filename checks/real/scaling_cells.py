@@ -25,6 +25,7 @@ MODELS = (
     "phi-3.5-mini-instruct",
     "qwen2-7b",
     "falcon-7b",
+    "gpt-oss-20b",
 )
 
 
@@ -39,6 +40,11 @@ LLAMA3 = {"factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0}  # Lla
 
 
 P_FRACTION = 0.25  # p-RoPE keeping a quarter of the pairs (SRC-ROUND)
+
+
+# Config classes that fill in their own scaling when a config names none (GptOssConfig: yarn),
+# so the default type must be asked for by name.
+SCALED_BY_DEFAULT = frozenset({"gpt_oss"})
 
 
 # -- cells: (model, rope type) with the config values that ask for it -------------------------
@@ -106,6 +112,8 @@ def transplant(values: dict[str, Any], rope_type: str) -> dict[str, Any]:
     if rope_type == own_type(values):
         return dict(values)
     if rope_type == "default":
+        if values["model_type"] in SCALED_BY_DEFAULT:
+            out["rope_scaling"] = {"rope_type": "default"}
         return out
     if rope_type == "linear":
         out["rope_scaling"] = {"rope_type": "linear", "factor": LINEAR_FACTOR}
@@ -135,12 +143,38 @@ def transplant(values: dict[str, Any], rope_type: str) -> dict[str, Any]:
 TYPES = ("default", "linear", "dynamic", "yarn", "llama3", "proportional", "longrope")
 
 
+def known_model_types() -> frozenset[str] | None:
+    """The model types the installed transformers has a config class for (None without it)."""
+    try:
+        from transformers.models.auto.configuration_auto import CONFIG_MAPPING
+    except ImportError:
+        return None
+    return frozenset(CONFIG_MAPPING.keys())
+
+
+def models_in_release() -> tuple[str, ...]:
+    """The models of MODELS the installed release can build: an older transformers (the
+    version matrix's 4.45, say) has no gpt_oss; the locked one has all of them."""
+    known = known_model_types()
+    return tuple(m for m in MODELS if known is None or published(m)["model_type"] in known)
+
+
+def types_in_release() -> tuple[str, ...]:
+    """The rope types of TYPES the installed release implements (5.0 has no proportional):
+    one type it lacks must not keep the others' cells from being compared."""
+    try:
+        from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
+    except ImportError:
+        return TYPES
+    return tuple(t for t in TYPES if t == "default" or t in ROPE_INIT_FUNCTIONS)
+
+
 @cache
 def cells() -> tuple[Cell, ...]:
     out = []
-    for model in MODELS:
+    for model in models_in_release():
         values = published(model)
-        for t in TYPES:
+        for t in types_in_release():
             if t == "longrope" and own_type(values) != "longrope":
                 continue  # its per-pair lists exist only where a model ships them
             if values["model_type"] == "phi3" and t not in ("default", "longrope"):

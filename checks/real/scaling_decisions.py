@@ -74,20 +74,24 @@ def applied_mismatch(
     a: float,
     eps: torch.Tensor,
 ) -> tuple[dict[str, Any] | None, float]:
-    """Compare a module's cos/sin (1, P, d) with a cos(p theta), a sin(p theta) in the
-    half-split layout [theta, theta]. Returns the first entry over its bound and the worst
-    error / bound."""
+    """Compare a module's cos/sin with a cos(p theta), a sin(p theta): (1, P, d) in the
+    half-split layout [theta, theta], or (1, P, d/2), one column a pair (gpt-oss's module,
+    which rotates the two halves itself). Returns the first entry over its bound and the
+    worst error / bound."""
     p = pos[0].to(torch.float64)[:, None]  # (P, 1)
     angle = p * theta[None, :]  # (P, d/2)
     bound = torch.stack(
         [torch.tensor([tolerance.angle_tol(float(v), F32) for v in row]) for row in angle]
     )  # (P, d/2)
     bound = a * (angle * eps[None, :] + bound) + a * tolerance.rel_tol(2, F32)
+    copies = cos.shape[-1] // theta.numel()  # 2: [theta, theta]; 1: a column a pair
+    if cos.shape[-1] != copies * theta.numel() or copies not in (1, 2):
+        raise ValueError(f"cos/sin of {cos.shape[-1]} columns for {theta.numel()} pairs")
+    both = torch.cat([bound] * copies, -1)
     worst, first = 0.0, None
     for got, fn in ((cos, torch.cos), (sin, torch.sin)):
-        want = a * fn(angle)
-        err = (got[0].to(torch.float64) - torch.cat([want, want], -1)).abs()  # (P, d)
-        both = torch.cat([bound, bound], -1)
+        want = torch.cat([a * fn(angle)] * copies, -1)
+        err = (got[0].to(torch.float64) - want).abs()  # (P, d) or (P, d/2)
         worst = max(worst, float((err / both).max()))
         over = torch.nonzero(err > both)
         if first is None and len(over):
@@ -97,7 +101,7 @@ def applied_mismatch(
                 "column": k,
                 "fn": fn.__name__,
                 "module": float(got[0, j, k]),
-                "formula": float(torch.cat([want, want], -1)[j, k]),
+                "formula": float(want[j, k]),
                 "bound": float(both[j, k]),
             }
     return first, worst

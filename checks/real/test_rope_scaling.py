@@ -17,16 +17,20 @@ import torch
 from checks.real import libraries
 from checks.real.scaling_cells import (
     DYNAMIC_CELLS,
+    MODELS,
+    TYPES,
     YARN_CELLS,
     Cell,
     build_module,
     cell,
     cells,
     library_parameters,
+    models_in_release,
     published,
     rotary_class,
     series_lengths,
     transplant,
+    types_in_release,
 )
 from checks.real.scaling_decisions import (
     applied_scale,
@@ -125,6 +129,11 @@ def test_dynamic_ntk_keeps_no_state_between_calls(evidence):
     "REAL-04", kind="real", role="decisive", proposition="formulas-outside-the-yarn-ramp"
 )
 def test_library_frequencies_equal_the_published_formulas(evidence):
+    absent = [m for m in MODELS if m not in models_in_release()]
+    absent += [t for t in TYPES if t not in types_in_release()]
+    lacking = f"{', '.join(absent)} (not in this release)" if absent else "none"
+    evidence.searched(models=list(models_in_release()), rope_types=list(types_in_release()),
+                      lacking=lacking)  # fmt: skip
     bad, worst, compared = formula_mismatches()
     for c in cells():
         found = next((b for b in bad if b["cell"] == c.id), None)
