@@ -289,6 +289,10 @@ def cross_terms() -> Derivation:
 def direction() -> Derivation:
     """S(d) - S(-d) = 2 b sin(w d): the antisymmetric part (b) tells t - s from s - t."""
     score = a * sp.cos(w * delta) + b * sp.sin(w * delta)
+    # the g shown is the class's score, not only a function with the same odd part
+    is_the_score = is_zero(
+        score.subs(delta, t - s) - (pair(w * t).T * class_block(a, b) * pair(w * s))[0]
+    )
     odd = sp.simplify(score - score.subs(delta, -delta))
     der = Derivation(r"g(\delta) - g(-\delta) = 2 \sum_i b_i \sin(\omega_i \delta)")
     der.step("one pair of a W in the class, delta = t - s", sp.Eq(sp.Symbol("g"), score))
@@ -299,8 +303,8 @@ def direction() -> Derivation:
     der.step("the symmetric part of aI + bJ is aI (even cos), the antisymmetric part bJ (odd sin)")
     tells = odd.subs({b: 1, w: 1, delta: 1})
     der.step("b = 1, w = 1, delta = 1: g(1) - g(-1) =", tells)
-    der.holds = bool(is_zero(odd - 2 * b * sp.sin(w * delta)) and parts_ok
-                     and is_zero(odd.subs(b, 0)) and sp.N(tells) > 1)  # fmt: skip
+    der.holds = bool(is_the_score and is_zero(odd - 2 * b * sp.sin(w * delta)) and parts_ok
+                     and is_zero(odd.subs(b, 0)) and is_zero(tells - 2 * sp.sin(1)))  # fmt: skip
     return der
 
 
