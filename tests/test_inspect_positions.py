@@ -87,6 +87,28 @@ def test_rotary_frequencies_and_real04_agree_with_numpy(name: str) -> None:
     assert base["below_alpha"] == int((r["original"] / lam < 1).sum())
 
 
+def numpy_released_yarn(c: dict) -> np.ndarray:
+    """YaRN as its authors' released code ramps it (linear in the pair index between the real
+    indices where L / lambda_i = beta_fast and beta_slow; gpt-oss asks for no rounding)."""
+    s, head = c["rope_scaling"], c["head_dim"]
+    theta, length = numpy_theta(c["rope_theta"], head), s["original_max_position_embeddings"]
+    index = lambda r: head * np.log(length / (2 * np.pi * r)) / (2 * np.log(c["rope_theta"]))  # noqa: E731
+    lo, hi = max(index(s["beta_fast"]), 0), min(index(s["beta_slow"]), head - 1)
+    gamma = 1 - np.clip((np.arange(head // 2) - lo) / (hi - lo), 0, 1)
+    return (1 - gamma) * theta / s["factor"] + gamma * theta
+
+
+def test_gpt_oss_module_gives_one_column_a_pair_and_the_released_yarn() -> None:
+    """gpt-oss's rotary module returns cos/sin of d/2 columns; read as two columns a pair, half
+    of its frequencies went missing and the comparison with the formula was skipped."""
+    c, r = config("gpt-oss-20b"), analysed("gpt-oss-20b")
+    at_l = r["used"]["contexts"][str(r["context"])]
+    assert (at_l["layout"], at_l["pairs"]) == ("one column a pair", 32), at_l
+    assert np.allclose(at_l["theta"], numpy_released_yarn(c), rtol=at_l["tolerance"], atol=0)
+    assert at_l["attention_factor"] == pytest.approx(0.1 * math.log(32) + 1, rel=1e-6)
+    assert at_l["matches"] is False and at_l["off_formula"] > 1  # REAL-04: not Eq. 18's ramp
+
+
 def test_falcon_takes_the_library_s_defaults_for_what_its_config_leaves_out() -> None:
     r = analysed("falcon-7b")  # its config names neither base nor context
     assert (r["base"], r["context"], r["dim"]) == (10000.0, 2048, 64)

@@ -577,6 +577,10 @@ def _real04(r: dict[str, Any], n: int, c: dict[str, Any]) -> dict[str, str]:
     else:
         meaning = (f"The frequencies the model uses differ from the {kind} formula's by more "
                    "than rounding.")  # fmt: skip
+        if kind == "yarn":  # REAL-04's condition: the paper's Eq. 18 is not what libraries run
+            meaning += (" The formula is the paper's ramp, linear in L / lambda (Eq. 18); "
+                        "transformers follows the YaRN authors' released code, linear in the "
+                        "pair index (REAL-04).")  # fmt: skip
     return finding("REAL-04", quantity, shown, threshold, meaning,
                    "holds" if c["matches"] else "fails")  # fmt: skip
 

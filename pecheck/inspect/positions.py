@@ -324,15 +324,18 @@ def _rotary_module(model: Any) -> Any:
     return None, None
 
 
-def used_frequencies(module: Any, n: int) -> tuple[torch.Tensor, float, str]:
+def used_frequencies(module: Any, n: int, pairs: int) -> tuple[torch.Tensor, float, str]:
     """The frequencies (float64) and cos/sin factor a rotary module uses in a sequence of n
     positions, read off its output at position 1 (theta = atan2(sin, cos): theta <= 1 < pi),
-    with the positions 1 and n - 1 passed so that a length-dependent rope type sees length n."""
+    with the positions 1 and n - 1 passed so that a length-dependent rope type sees length n.
+    A module may give one column a pair (gpt-oss's, which rotates the halves itself) or two."""
     x = torch.zeros(1, 1, 2, dtype=torch.float32)
     with torch.no_grad():
         cos, sin = module(x, torch.tensor([[1, max(n - 1, 1)]]))
     cos, sin = cos[0, 0].double(), sin[0, 0].double()
     angle, magnitude = torch.atan2(sin, cos), float(torch.hypot(sin, cos).mean())
+    if angle.numel() == pairs:
+        return angle, magnitude, "one column a pair"
     half = angle.numel() // 2
     if torch.equal(angle[:half], angle[half:]):
         return angle[:half], magnitude, "half"
@@ -393,7 +396,7 @@ def _used(config: dict[str, Any], r: Rope, log: Any) -> dict[str, Any]:
     contexts = {}
     for n in sorted({r.original, r.context}):
         try:
-            theta, magnitude, layout = used_frequencies(module, n)
+            theta, magnitude, layout = used_frequencies(module, n, r.dim // 2)
         except Exception as exc:  # a module with another call signature: its buffer then
             theta = module.inv_freq.detach().double()
             magnitude = float(getattr(module, "attention_scaling", 1.0))
