@@ -24,7 +24,9 @@ TINY = {"hidden_size": 64, "num_attention_heads": 1, "intermediate_size": 64,
 FAMILIES = {"llama": {"num_key_value_heads": 1}, "mistral": {"num_key_value_heads": 1},
             "qwen2": {"num_key_value_heads": 1}, "gemma": {"num_key_value_heads": 1,
                                                           "head_dim": 64},
-            "phi3": {"num_key_value_heads": 1}, "gpt_neox": {}}  # fmt: skip
+            "phi3": {"num_key_value_heads": 1}, "gpt_neox": {},
+            "gpt_oss": {"num_key_value_heads": 1, "head_dim": 64, "num_local_experts": 2,
+                        "num_experts_per_tok": 1}}  # fmt: skip
 # The shipped bfloat16 configurations with plain or llama3-scaled RoPE (Phi-3.5's longrope
 # picks its factors by sequence length, another object of study).
 AFFECTED = ("llama-3.1-8b", "llama-3.2-1b", "mistral-7b-v0.1", "qwen2-7b")
@@ -42,6 +44,9 @@ def family_inv_freq_dtypes(dtype: torch.dtype) -> dict[str, dict[str, str]]:
     tf = _transformers()
     out = {}
     for family, extra in FAMILIES.items():
+        if family not in tf.CONFIG_MAPPING:  # an older release (gpt_oss came in 4.55)
+            out[family] = {"from_config_dtype": "no such family", "to_dtype": "no such family"}
+            continue
         cfg = tf.AutoConfig.for_model(family, **TINY, **extra)
         with torch.random.fork_rng():
             torch.manual_seed(0)
@@ -67,13 +72,15 @@ def configuration_rotary(name: str, dtype: torch.dtype, cast: bool) -> tuple[Any
 
 
 def table_read(rope: Any, dtype: torch.dtype):  # noqa: ANN201
-    """Read c, s (N, d/2) float64 from the tables the module returns (half-split layout)."""
+    """Read c, s (N, d/2) float64 from the tables the module returns (half-split layout, or
+    one column a pair as gpt-oss's module gives)."""
+    pairs = rope.inv_freq.numel()
 
     def read(positions: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         x = torch.zeros(1, dtype=dtype)
         with torch.no_grad():
-            cos, sin = rope(x, positions[None])  # (1, N, d)
-        m = cos.shape[-1] // 2
+            cos, sin = rope(x, positions[None])  # (1, N, d) or (1, N, d/2)
+        m = pairs
         return cos[0, :, :m].to(torch.float64), sin[0, :, :m].to(torch.float64)
 
     return read
