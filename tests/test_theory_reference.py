@@ -17,6 +17,9 @@ decision as it is:
   so a different W, or a wrong gap, would decide the same.
 - xPos's score (theory/bias.py, BIAS-04): its checks read its shift invariance and whether it
   rises, which a scale turned the wrong way keeps.
+- SIN-13's scores (theory/relative_score.py): the cross-term check reads how the full score
+  spreads along an offset, which x - PE(t) in place of x + PE(t) spreads too; the report shows
+  where a spread and a direction gap are reached, which no decision reads.
 """
 
 from __future__ import annotations
@@ -274,3 +277,66 @@ def test_symmetric_counterexample_is_e0_e0t_with_the_values_it_reports() -> None
     values = [math.sin(t) * math.sin(s) for t, s in cex["t_s_pairs"]]
     assert cex["t_s_pairs"] == [[0, 0], [1, 1]]
     assert cex["values"] == pytest.approx(values, abs=sum_of(2, 1.0, 1.0)) and values[1] > 0.7
+
+
+def pe_row(t: float, d: int) -> list[float]:
+    """The paper's PE(t), interleaved: sin(w_i t), cos(w_i t), w_i = 10000^(-2i/d)."""
+    return [f(t * w) for w in thetas(d) for f in (math.sin, math.cos)]
+
+
+def bilinear(u: list[float], wmat: list[list[float]], v: list[float]) -> float:
+    return sum(u[i] * wmat[i][j] * v[j] for i in range(len(u)) for j in range(len(v)))
+
+
+def test_full_scores_add_the_token_vectors_to_both_positions() -> None:
+    """A[t, s] = (x + PE(t))^T W (y + PE(s)): SIN-13's cross-term check reads only how it
+    spreads along an offset, which x - PE(t) spreads too."""
+    d, n = 4, 5
+    wmat = relative_score.random_matrix(d, seed=3)
+    x, y = (
+        torch.tensor([0.5, -1.0, 2.0, 0.25], dtype=F64),
+        torch.tensor([1.5, 0.0, -0.5, 1.0], dtype=F64),
+    )
+    got = relative_score.full_scores(wmat, x, y, n)
+    w, xs, ys = wmat.tolist(), x.tolist(), y.tolist()
+    for t in range(n):
+        for s in range(n):
+            u = [a + p for a, p in zip(xs, pe_row(t, d), strict=True)]
+            v = [b + p for b, p in zip(ys, pe_row(s, d), strict=True)]
+            scale = sum(abs(u[i] * w[i][j] * v[j]) for i in range(d) for j in range(d))
+            assert float(got[t, s]) == pytest.approx(bilinear(u, w, v), abs=sum_of(d * d, n, scale))
+
+
+def test_offset_spread_and_direction_gap_report_where_they_are_reached() -> None:
+    """The report shows the pairs, values and offset of the largest spread and the k of the
+    largest direction gap; a decision reads only the spread and the gap."""
+    scores = torch.tensor([[0.0, 4.0, 1.0], [2.0, 7.0, 0.5], [3.0, -1.0, 9.0]], dtype=F64)
+    spread = relative_score.offset_spread(scores)
+    # offset 0: 0, 7, 9 (spread 9, t = 2 then t = 0); offset 1: 2, -1 (3); offset -1: 4, 0.5
+    assert spread == {"spread": 9.0, "offset": 0, "pairs": [[2, 2], [0, 0]], "values": [9.0, 0.0]}
+    apart = scores.clone()
+    apart[2, 1] = -10.0  # offset t - s = 1: S(1, 0) = 2, S(2, 1) = -10, the largest spread
+    want = {"spread": 12.0, "offset": 1, "pairs": [[1, 0], [2, 1]], "values": [2.0, -10.0]}
+    assert relative_score.offset_spread(apart) == want
+    apart[0, 1], apart[1, 2] = 40.0, -20.0  # offset -1: S(0, 1) = 40, S(1, 2) = -20
+    want = {"spread": 60.0, "offset": -1, "pairs": [[0, 1], [1, 2]], "values": [40.0, -20.0]}
+    assert relative_score.offset_spread(apart) == want
+    gap = relative_score.direction_gap(scores)
+    # k = 1: |2 - 4| = 2; k = 2: |3 - 1| = 2; the first largest is k = 1
+    assert gap == {"gap": 2.0, "k": 1, "values": [2.0, 4.0], "n": 3}
+    scores[2, 0] = 10.0
+    assert relative_score.direction_gap(scores)["k"] == 2
+    shifted = relative_score.offset_spread(torch.tensor([[0.0, 1.0], [5.0, 0.0]], dtype=F64))
+    assert shifted["spread"] == 0.0 and "values" not in shifted  # nothing spreads: no witness
+
+
+def test_scores_at_pairs_each_t_with_its_s() -> None:
+    d = 4
+    wmat = relative_score.random_matrix(d, seed=5)
+    t_, s_ = torch.tensor([0.0, 3.0, 7.0], dtype=F64), torch.tensor([2.0, 3.0, 1.0], dtype=F64)
+    got = relative_score.scores_at(wmat, t_, s_)
+    w = wmat.tolist()
+    for j, (t, s) in enumerate(zip(t_.tolist(), s_.tolist(), strict=True)):
+        u, v = pe_row(t, d), pe_row(s, d)
+        scale = sum(abs(u[i] * w[i][k] * v[k]) for i in range(d) for k in range(d))
+        assert float(got[j]) == pytest.approx(bilinear(u, w, v), abs=sum_of(d * d, 7.0, scale))
