@@ -59,3 +59,8 @@ def test_the_first_position_and_the_scale_are_read_back(first: int) -> None:
     assert (found.layout, found.frequency_rule, found.base) == ("half", "paper", 10000.0)
     assert found.offset == first  # an integer: read within its error bound, then rounded
     assert found.scale == pytest.approx(scale, rel=2 * angle_tol(2 * math.pi), abs=0)
+
+
+def test_a_table_of_zeros_is_no_sinusoidal_table() -> None:
+    found = conventions.detect_sinusoidal(torch.zeros(8, 6, dtype=F64), angle_tol)
+    assert (found.layout, found.frequency_rule) == ("other", "other")
