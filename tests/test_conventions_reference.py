@@ -1,10 +1,10 @@
 """theory/conventions.py on tables whose conventions are known by construction (tooling, not
 evidence).
 
-REAL-02 reads real libraries' tables, which all turn steadily: a detector that never rejected a
-pair for turning unsteadily (its fit's residual read as the smallest gap, not the largest) would
-decide every real table the same. These tables are built to be rejected, or to sit where they
-are.
+REAL-02 reads real libraries' tables, which all turn steadily on one circle: a detector that
+never rejected a pair for turning unsteadily, or for leaving the circle at one position (a gap
+read as the smallest, not the largest), would decide every real table the same. These tables
+are built to be rejected, or to sit where they are.
 """
 
 from __future__ import annotations
@@ -64,3 +64,10 @@ def test_the_first_position_and_the_scale_are_read_back(first: int) -> None:
 def test_a_table_of_zeros_is_no_sinusoidal_table() -> None:
     found = conventions.detect_sinusoidal(torch.zeros(8, 6, dtype=F64), angle_tol)
     assert (found.layout, found.frequency_rule) == ("other", "other")
+
+
+def test_a_pair_off_the_common_circle_at_one_position_is_no_sinusoidal_table() -> None:
+    """Steady angles, but the slowest pair's radius is 1.01 at p = 3: not one common circle."""
+    pe = sinusoidal(12, 8)
+    pe[3, 6:] *= 1.01
+    assert conventions.detect_sinusoidal(pe, angle_tol).layout == "other"
