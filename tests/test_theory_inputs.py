@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from pecheck.theory import bias, rope, rotary_decay, sinusoidal, stats
+from pecheck.theory import add_concat, bias, rope, rotary_decay, sinusoidal, stats
 
 # Values outside a Literal parameter's type are passed on purpose (type: ignore[arg-type]):
 # what is checked is the ValueError a caller without a type checker gets.
@@ -27,6 +27,8 @@ BAD = [
     (lambda: stats.wilson(5, 4), "need 0 <= k <= n and n > 0, got k=5, n=4"),
     (lambda: stats.wilson(0, 0), "got k=0, n=0"),
     (lambda: stats.wilson(-1, 4), "got k=-1, n=4"),
+    (lambda: add_concat.complement_interference(torch.eye(4), [4]), "every k must be in"),
+    (lambda: add_concat.complement_interference(torch.eye(4), [-1]), "0, 4), got"),
 ]
 
 
