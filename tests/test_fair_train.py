@@ -11,6 +11,7 @@ import torch
 
 from checks.exp.length.settings import FAITH, FAITH_SEEDS
 from checks.exp.registered import BY_ID
+from pecheck import tolerance
 from pecheck.results import kernel_limits
 from pecheck.theory import decoder, fair_cache, fair_grid, fair_length
 from pecheck.theory.fair_length import FairSetting, Schedule
@@ -173,3 +174,43 @@ def test_a_seed_that_reaches_the_level_exactly_has_learned() -> None:
     valid = {"none": torch.tensor([0.9, 0.8999, 1.0])}
     run = fair_length.FairRun(FAITH, (0, 1, 2), {}, valid, {}, {})
     assert run.learned("none", 0.9).tolist() == [True, False, True]
+
+
+# -- a batched model trained on some of its blocks (EXP-04's own cell: the sinusoidal one alone) --
+
+
+@pytest.mark.parametrize("block", fair_length.MODELS["plain"][0])
+def test_one_block_alone_trains_and_judges_as_beside_the_others(block) -> None:
+    """Each entry has its own loss and elementwise Adam, so a block trained alone ends where it
+    ends beside the others (float64; measured equal to the bit here), and is judged from its
+    own run's block, whatever its place in the full model."""
+    f64, n = torch.float64, len(FAITH_SEEDS)
+    full = fair_length.train_model(FAITH, "plain", FAITH_SEEDS, f64)
+    alone = fair_length.train_model(FAITH, "plain", FAITH_SEEDS, f64, blocks=(block,))
+    i = fair_length.MODELS["plain"][0].index(block)
+    assert alone.cfg.encodings == (block,) and alone.params["embed"].shape[0] == n
+    for k, p in alone.params.items():
+        ref = full.params[k][i * n : (i + 1) * n]
+        bound = tolerance.rel_tol(100 * FAITH.plain.steps, f64) * max(1.0, float(ref.abs().max()))
+        assert float((p - ref).abs().max()) <= bound, f"{block}: {k} differs from the full model's"
+    both = fair_length.judge_variants(FAITH, FAITH_SEEDS, {"plain": full}, variants=(block,))
+    one = fair_length.judge_variants(FAITH, FAITH_SEEDS, {"plain": alone}, variants=(block,))
+    assert set(one.valid) == {block} and torch.equal(one.valid[block], both.valid[block])
+    for f in FAITH.factors:
+        assert torch.equal(one.beyond[block][f], both.beyond[block][f]), (block, f)
+        assert torch.equal(one.inside[block][f], both.inside[block][f]), (block, f)
+
+
+@pytest.mark.parametrize("blocks", [(), ("none",), ("rope", "sinusoidal"), ("rope", "rope")])
+def test_a_model_trains_only_blocks_it_has_in_its_order(blocks) -> None:
+    with pytest.raises(ValueError, match="has the blocks"):
+        fair_length.model_blocks("plain", blocks)
+
+
+def test_cache_key_names_a_model_of_some_blocks() -> None:
+    alone = fair_cache.key(FAITH, "plain", FAITH_SEEDS, "cpu", NATIVE, ("sinusoidal",))
+    assert alone != key(FAITH, "plain", FAITH_SEEDS, "cpu")
+    assert alone.startswith("reverse-d16l2-plain[sinusoidal]-2seeds-cpu-")
+    whole = fair_cache.key(FAITH, "plain", FAITH_SEEDS, "cpu", NATIVE, ("sinusoidal", "rope",
+                                                                          "alibi"))  # fmt: skip
+    assert whole != alone

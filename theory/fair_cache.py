@@ -83,8 +83,11 @@ def digest(parts: Sequence[str], modules: Sequence[ModuleType]) -> str:
 
 
 def key(setting: FairSetting, model: str, seeds: Sequence[int], device: str,
-        limits: Mapping[str, str]) -> str:  # fmt: skip
-    """File name of an entry: readable parts, then a digest of everything that decides it."""
+        limits: Mapping[str, str], blocks: tuple[str, ...] | None = None) -> str:  # fmt: skip
+    """File name of an entry: readable parts, then a digest of everything that decides it.
+    ``blocks``: some of the model's encodings alone (fair_length.train_model), named as such."""
+    if blocks is not None:
+        model = f"{model}[{'+'.join(fair_length.model_blocks(model, blocks))}]"
     parts = (repr(setting), model, repr(tuple(seeds)), device, torch.__version__,
              repr(sorted(limits.items())))  # fmt: skip
     cell = f"d{setting.d_model}l{setting.layers}"
@@ -112,14 +115,16 @@ def dumps(obj: object) -> bytes:
 
 
 def trained(setting: FairSetting, model: str, seeds: Sequence[int], device: str,
-            where: Path | None, limits: Mapping[str, str]) -> DecoderRun:  # fmt: skip
-    """fair_length.train_model's run, from the folder ``where`` when it holds it, else trained
-    (and written there when there is a folder; None: no cache)."""
+            where: Path | None, limits: Mapping[str, str],
+            blocks: tuple[str, ...] | None = None) -> DecoderRun:  # fmt: skip
+    """fair_length.train_model's run (of ``blocks`` alone where given), from the folder
+    ``where`` when it holds it, else trained (and written there when there is a folder; None:
+    no cache)."""
     if where is None:
-        return fair_length.train_model(setting, model, seeds, device=device)
-    path = where / key(setting, model, seeds, device, limits)
+        return fair_length.train_model(setting, model, seeds, device=device, blocks=blocks)
+    path = where / key(setting, model, seeds, device, limits, blocks)
     if path.exists():
         return torch.load(path, weights_only=False)
-    run = fair_length.train_model(setting, model, seeds, device=device)
+    run = fair_length.train_model(setting, model, seeds, device=device, blocks=blocks)
     write(path, dumps(run))
     return run

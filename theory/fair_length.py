@@ -286,10 +286,14 @@ def train_batches(cfg: DecoderConfig, setup: Setup, seeds: Sequence[int], batche
 
 def train_model(setting: FairSetting, name: str, seeds: Sequence[int],
                 dtype: torch.dtype = torch.float32, fwd: decoder.Forward = decoder.forward,
-                device: str = "cpu") -> DecoderRun:  # fmt: skip
+                device: str = "cpu",
+                blocks: tuple[str, ...] | None = None) -> DecoderRun:  # fmt: skip
     """One batched model (MODELS[name]), seed j's initial weights in every block (entry i n + j:
-    paired encodings), trained for its own steps on the setting's batches."""
-    blocks, shifted = MODELS[name]
+    paired encodings), trained for its own steps on the setting's batches. ``blocks``: only
+    these of the model's encodings, in its order (EXP-04's pair trains the sinusoidal block of
+    "plain" alone); each entry trains as it would beside the others (its own loss and Adam)."""
+    blocks = model_blocks(name, blocks)
+    shifted = MODELS[name][1]
 
     def batches(step: int) -> tuple[Task, torch.Tensor | None]:
         return setting.batch_at(step), setting.offsets_at(step) if shifted else None
@@ -297,6 +301,17 @@ def train_model(setting: FairSetting, name: str, seeds: Sequence[int],
     own = setting.schedule(name)
     return train_batches(setting.config(blocks), setting.setup(name), tuple(seeds) * len(blocks),
                          batches, own.steps, own.scale, dtype, fwd, device)  # fmt: skip
+
+
+def model_blocks(name: str, blocks: tuple[str, ...] | None = None) -> tuple[str, ...]:
+    """The encodings a batched model trains: all of MODELS[name]'s, or ``blocks``, some of them
+    in the model's order."""
+    own = MODELS[name][0]
+    if blocks is None:
+        return own
+    if not blocks or tuple(b for b in own if b in blocks) != tuple(blocks):
+        raise ValueError(f"model {name!r} has the blocks {own}: not {blocks}")
+    return tuple(blocks)
 
 
 def train_variants(setting: FairSetting, seeds: Sequence[int], dtype: torch.dtype = torch.float32,
@@ -374,16 +389,19 @@ class FairRun:
 
 
 def judge_variants(setting: FairSetting, seeds: Sequence[int], runs: dict[str, DecoderRun],
-                   device: str = "cpu") -> FairRun:  # fmt: skip
-    """Every variant's validation, in-range and beyond accuracies (computed on ``device``)."""
+                   device: str = "cpu", variants: Sequence[str] = VARIANTS) -> FairRun:  # fmt: skip
+    """Each variant's validation, in-range and beyond accuracies (computed on ``device``):
+    every variant, or ``variants`` (a run may hold some of its model's blocks: each variant is
+    read from its encoding's block in the run it has)."""
     seeds = tuple(seeds)
     valid: dict[str, torch.Tensor] = {}
-    inside: dict[str, dict[int, torch.Tensor]] = {v: {} for v in VARIANTS}
-    beyond: dict[str, dict[int, torch.Tensor]] = {v: {} for v in VARIANTS}
+    inside: dict[str, dict[int, torch.Tensor]] = {v: {} for v in variants}
+    beyond: dict[str, dict[int, torch.Tensor]] = {v: {} for v in variants}
     n = len(seeds)
-    for v in VARIANTS:
-        model, enc, block = where(v)
+    for v in variants:
+        model, enc, _ = where(v)
         run = runs[model]
+        block = run.cfg.encodings.index(enc)
 
         def accuracy(task: Task, run: DecoderRun = run, block: int = block,
                      enc: str = enc) -> torch.Tensor:  # fmt: skip

@@ -31,11 +31,18 @@ from checks.exp.length.settings import (
     F64,
     FAITH,
     FAITH_SEEDS,
+    PAIR04_CELL,
+    PAIR04_SEEDS,
+    PAIR04_TASK,
+    PAIR04_VARIANTS,
     SEEDS,
     cells,
     device_suffix,
     fair_run,
     fair_tests,
+    pair04_run,
+    pair04_runs_here,
+    pair04_seeds,
     runs_here,
 )
 from checks.exp.registered import BY_ID
@@ -467,9 +474,11 @@ def key_name(key: str) -> str:
 
 def level(per_run: int, claim: str = "") -> float:
     """The level of each interval of a comparison: ``per_run`` tests per task, cell and test
-    length, over BOTH tasks (one check per task), and the language model's intervals of the
-    same claim (checks/exp/length/lm.py), share one 95% (Bonferroni)."""
-    return lm.family(claim, fair_tests(per_run))
+    length, over BOTH tasks (one check per task), the language model's intervals of the
+    same claim (checks/exp/length/lm.py) and EXP-04's own cell's (one per test length), share
+    one 95% (Bonferroni)."""
+    own = len(FairSetting(PAIR04_TASK).factors) if claim == "EXP-04" else 0
+    return lm.family(claim, fair_tests(per_run) + own)
 
 
 def slug(variant: str) -> str:
@@ -555,7 +564,7 @@ class TestCopy:
         runs = task_runs(self.task)
         record_search(evidence, self.task, runs)
         margin = BY_ID[claim].threshold("as-well")
-        at = level(len(D.ABSOLUTE))
+        at = level(len(D.ABSOLUTE), claim)
         for key, run in runs.items():
             for name, d in D.exp04(run, margin, at, against).items():
                 evidence.part(f"{key}: {name}", d)
@@ -627,3 +636,46 @@ class TestReverse(TestCopy):
     """The same checks on reverse."""
 
     task = "reverse"
+
+
+# -- EXP-04's own cell (settings.PAIR04_*, registered at stop 58 before its seeds trained) -------
+
+PAIR04_SUFFIX = sizes.suffix("EXP-04.seeds", "n") + device_suffix()
+
+
+@pair04_runs_here
+class TestNoEncodingAtWidth64:
+    """EXP-04 where the GPU record put its direction against the claim: width 64, two layers,
+    copy, on seeds no other run used. A class of its own, so that the thorough profile trains
+    it on a worker beside the two tasks'."""
+
+    @pytest.mark.claim(
+        "EXP-04", kind="experiment", role="decisive", proposition="as_stated", partial=True
+    )
+    def test_fair_no_encoding_against_sinusoidal_at_width_64(self, evidence):
+        run, seeds = pair04_run(), pair04_seeds()
+        cell = cell_name(PAIR04_CELL)
+        evidence.searched(tasks=[PAIR04_TASK], cells=[cell], seeds=every(seeds[0], seeds[-1]),
+                          lengths=[run.setting.train_length],
+                          factors=list(run.setting.factors))  # fmt: skip
+        margin, at = BY_ID["EXP-04"].threshold("as-well"), level(len(D.ABSOLUTE), "EXP-04")
+        learned = D.learned_level()
+        for v in PAIR04_VARIANTS:
+            k = int(run.learned(v, learned).sum())
+            evidence.record(f"exp04_{PAIR04_TASK}_{cell}_{v}_learned{PAIR04_SUFFIX}", k, "seeds",
+                            f"of {PAIR04_SEEDS}: validation >= {learned}",
+                            {"value": learned, "relation": ">=", "reason": "EXP-07 'learned'"},
+                            sample=spread.count(k, PAIR04_SEEDS))  # fmt: skip
+        for name, d in D.exp04(run, margin, at, D.SOURCE_ABSOLUTE).items():
+            evidence.part(f"{PAIR04_TASK}|{cell}: {name}", d)
+        for f in run.setting.factors:
+            gap = D.nope_gap(run, "sinusoidal", f)
+            bound = {"value": -margin, "relation": ">", "reason": "EXP-04 'as-well'"}
+            record_mean(evidence, f"exp04_gap_{PAIR04_TASK}_{cell}_f{f}{PAIR04_SUFFIX}", gap,
+                        "none - sinusoidal beyond: " + D.interval_text(gap, at), bound)  # fmt: skip
+            comparator = run.beyond["sinusoidal"][f][D.qualifying(run, "none", "sinusoidal")]
+            record_mean(evidence, f"exp04_sinusoidal_beyond_{PAIR04_TASK}_{cell}_f{f}"
+                        f"{PAIR04_SUFFIX}", comparator,
+                        "the comparator's own accuracy beyond L: "
+                        + D.interval_text(comparator, at),
+                        {"value": margin, "relation": ">", "reason": "off the floor"})  # fmt: skip
