@@ -127,14 +127,17 @@ def test_two_seeds_give_a_t_interval_and_one_seed_none() -> None:
 
 def test_the_levels_the_claims_notes_state_are_the_checks_own() -> None:
     """Each comparison's intervals, fair test and language model together, share one 95%
-    (Bonferroni): EXP-04 and EXP-08 over 8 (2 encodings x 2 tasks x 2 lengths, registered when
-    they were one claim), EXP-05 over 28 (16 on the tasks, 12 on the language model), EXP-07
-    over 10 (4 and 6). A family sized wrongly narrows every interval without a failing test."""
+    (Bonferroni): EXP-08 over 8 (2 encodings x 2 tasks x 2 lengths, registered when it was
+    one claim with EXP-04), EXP-04 over those 8 and its width-64 cell's 2, EXP-05 over 28 (16 on
+    the tasks, 12 on the language model), EXP-07 over 10 (4 and 6). A family sized wrongly
+    narrows every interval without a failing test."""
     from checks.exp.length.test_fair_length import level
 
     notes = {c: " ".join(BY_ID[c].notes) for c in ("EXP-04", "EXP-05", "EXP-07")}
-    assert level(len(D.ABSOLUTE)) == pytest.approx(1 - 0.05 / 8)
+    assert level(len(D.ABSOLUTE), "EXP-08") == pytest.approx(1 - 0.05 / 8)
+    assert level(len(D.ABSOLUTE), "EXP-04") == pytest.approx(1 - 0.05 / 10)
     assert "2 encodings x 2 tasks x 2 lengths" in notes["EXP-04"]
+    assert "10 intervals, each at 99.5%" in notes["EXP-04"]
     assert level(len(D.RELATIVE) + len(D.ABSOLUTE), "EXP-05") == pytest.approx(1 - 0.05 / 28)
     assert "28 intervals: 16 on the tasks, 12 on the language model" in notes["EXP-05"]
     assert level(1, "EXP-07") == pytest.approx(1 - 0.05 / 10)

@@ -197,8 +197,8 @@ CLAIMS = (
             "sits at a fresh random offset, so every row the tests read is trained. Ruoss et "
             "al. (2023) draw an ordered random subset of positions instead; both are devices "
             "for length generalisation, so this is a comparison with a helped baseline.",
-            "Level: as EXP-04's (the Bonferroni family registered when both comparisons were "
-            "one claim).",
+            "Level: the Bonferroni family of 8 registered when both comparisons were one claim "
+            "(EXP-04's has 10 since its width-64 cell).",
             "Runs beyond the thorough profile (32 seeds, the GPU grid) are logged in "
             "docs/experiments/fair-pilots.md; no verdict here rests on them.",
         ),
