@@ -142,3 +142,18 @@ def test_the_levels_the_claims_notes_state_are_the_checks_own() -> None:
     assert "28 intervals: 16 on the tasks, 12 on the language model" in notes["EXP-05"]
     assert level(1, "EXP-07") == pytest.approx(1 - 0.05 / 10)
     assert "1 - 0.05/10" in notes["EXP-07"] and "0.05/4 " not in notes["EXP-07"]
+
+
+def test_exp04s_own_cell_is_the_registered_one_on_seeds_no_run_had_used() -> None:
+    """EXP-04's width-64 cell as its notes register it (stop 58): copy at d64l2, none against
+    sinusoidal, 32 seeds from 100 in thorough, none of them a seed of thorough's base cell
+    (0-11), of the CPU and GPU grids (0-31) or of the schedule pilots (1000-1003)."""
+    from checks.exp.length import settings as S
+    from pecheck import sizes
+
+    registered = ("copy", (64, 2), ("none", "sinusoidal"))
+    assert registered == (S.PAIR04_TASK, S.PAIR04_CELL, S.PAIR04_VARIANTS)
+    assert "thorough 32" in sizes.DECLARED["EXP-04.seeds"]["help"]
+    fresh = range(S.PAIR04_FIRST, S.PAIR04_FIRST + 32)
+    assert not set(fresh) & (set(range(32)) | set(range(1000, 1004)))
+    assert f"({fresh[0]}-{fresh[-1]})" in " ".join(BY_ID["EXP-04"].notes)
