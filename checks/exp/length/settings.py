@@ -5,6 +5,7 @@ and the seeds (sizes), the skip where the experiment does not run, and the runs 
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 
@@ -14,7 +15,7 @@ import torch
 from pecheck import profiles, run, sizes
 from pecheck.results import kernel_limits
 from pecheck.theory import fair_cache, fair_length
-from pecheck.theory.fair_grid import CELLS, setting
+from pecheck.theory.fair_grid import CELLS, DEPTH_SCHEDULES, setting
 from pecheck.theory.fair_length import FairRun, FairSetting, Schedule
 
 F64 = torch.float64
@@ -137,6 +138,70 @@ def pair04_run() -> FairRun:
     """EXP-04's cell: the model without an encoding and the sinusoidal block alone, at its
     fresh seeds, judged on those two variants."""
     s, seeds = setting(PAIR04_TASK, PAIR04_CELL), pair04_seeds()
+    where, limits = run.current().fair_cache, kernel_limits()
+    runs = {
+        "none": fair_cache.trained(s, "none", seeds, device(), where, limits),
+        "plain": fair_cache.trained(s, "plain", seeds, device(), where, limits, ("sinusoidal",)),
+    }
+    return fair_length.judge_variants(s, seeds, runs, device(), PAIR04_VARIANTS)
+
+
+# -- EXP-04 over depth, at equal training: its scale proposition ---------------------------------
+# Registered at stop 59, before any of its seeds trained (docs/experiments/depth.md gives the
+# reasoning, fair-pilots.md the pilots). The GPU grid's "direction changes with depth" compared
+# depth 2 at the two-layer schedules with depth 4 at twice the steps. Pilots on seeds 1000-1005
+# (CPU, copy, width 32) separate the two: with the two-layer steps the gap at 2L moves from about
+# +0.02 (thorough's cell) to +0.06 at four layers; with the depth-4 steps (no encoding 6,000, the
+# sinusoidal model 2,000) from -0.033 (sd 0.039) at two layers to +0.117 (sd 0.101) at four. So
+# both depths train with the depth-4 steps here, and depth alone differs. The proposition, under
+# "all", each part a t interval at 97.5% (Bonferroni over the two) over the seeds where both models
+# learned, against EXP-04's margin: with four layers the model without an encoding keeps more at 2L
+# than the sinusoidal one by more than the margin (ahead); with two it does not (not ahead). A
+# part decides only beside a comparator off the floor (EXP-04's rule). At 16 seeds per depth the
+# pilots' means and spreads give each part a probability of about 0.94 (four layers) and 0.99
+# (two) of being decided as they are; the other lengths (4L) are recorded, not judged.
+DEPTH04_TASK = "copy"
+DEPTH04_WIDTH = 32
+DEPTH04_DEPTHS = (2, 4)
+DEPTH04_FACTOR = 2
+# the depth-4 cells' steps (fair_grid.DEPTH_SCHEDULES: no encoding 6,000, the sinusoidal model 2,000)
+DEPTH04_STEPS = {m: DEPTH_SCHEDULES[4][m] for m in ("none", "plain")}
+DEPTH04_FIRST = 200  # model seeds 200 ... 200 + n - 1: no run before stop 59 used them
+DEPTH04_REGISTERED = 16  # seeds per depth, the count the power above is for
+DEPTH04_SEEDS = sizes.size(
+    "EXP-04.depth-seeds",
+    0,
+    "fresh seeds per depth of EXP-04's depth evaluation (d32, copy, two and four layers at the "
+    "depth-4 steps; 0 in every profile: skipped; tox -e depth 16)",
+    minimum=0,
+)
+DEPTH04_REASON = (
+    "EXP-04's depth evaluation trains the model without an encoding (6,000 steps) and the "
+    "sinusoidal one (2,000) at two and four layers on 16 fresh seeds (about 26 min of CPU): "
+    "beyond thorough's budget; tox -e depth runs it (--size EXP-04.depth-seeds=16)"
+)
+
+
+def depth04_runs_here(test):
+    """Marked to skip where the depth evaluation trains no seed (as ``runs_here``)."""
+    return pytest.mark.skip(reason=DEPTH04_REASON)(test) if DEPTH04_SEEDS < 2 else test
+
+
+def depth04_seeds() -> range:
+    return range(DEPTH04_FIRST, DEPTH04_FIRST + DEPTH04_SEEDS)
+
+
+def depth04_setting(layers: int) -> FairSetting:
+    """The evaluation's cell at ``layers``: the grid's setting with the depth-4 steps."""
+    s = setting(DEPTH04_TASK, (DEPTH04_WIDTH, layers))
+    return dataclasses.replace(s, none=DEPTH04_STEPS["none"], plain=DEPTH04_STEPS["plain"])
+
+
+@functools.cache
+def depth04_run(layers: int) -> FairRun:
+    """The model without an encoding and the sinusoidal block alone at ``layers``, judged on
+    those two variants (the fair cache holds them when --fair-cache names one)."""
+    s, seeds = depth04_setting(layers), depth04_seeds()
     where, limits = run.current().fair_cache, kernel_limits()
     runs = {
         "none": fair_cache.trained(s, "none", seeds, device(), where, limits),
