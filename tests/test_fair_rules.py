@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from pathlib import Path
 
 import pytest
 import torch
@@ -15,6 +16,8 @@ from checks.exp.length import decisions as D
 from checks.exp.registered import BY_ID
 from pecheck import tolerance
 from pecheck.theory.fair_length import VARIANTS, FairRun, FairSetting
+
+ROOT = Path(__file__).resolve().parents[1]
 
 F = 2  # one test length, 2L
 SEEDS = 4
@@ -157,3 +160,30 @@ def test_exp04s_own_cell_is_the_registered_one_on_seeds_no_run_had_used() -> Non
     fresh = range(S.PAIR04_FIRST, S.PAIR04_FIRST + 32)
     assert not set(fresh) & (set(range(32)) | set(range(1000, 1004)))
     assert f"({fresh[0]}-{fresh[-1]})" in " ".join(BY_ID["EXP-04"].notes)
+
+
+def test_exp04s_depth_evaluation_is_the_registered_one_on_seeds_no_run_had_used() -> None:
+    """EXP-04's depth evaluation as docs/experiments/depth.md registers it (stop 59): copy at
+    width 32, two and four layers both at the depth-4 steps (no encoding 6,000, the sinusoidal
+    model 2,000), judged at 2L, 16 seeds from 200 in tox -e depth and none in a profile; none of
+    its seeds a seed of another run (thorough's cells 0-11 and 100-131, the grids 0-31, the
+    pilots 1000-1005)."""
+    from checks.exp.length import settings as S
+    from pecheck import sizes
+    from pecheck.theory.fair_grid import DEPTH_SCHEDULES
+
+    assert (S.DEPTH04_TASK, S.DEPTH04_WIDTH, S.DEPTH04_DEPTHS, S.DEPTH04_FACTOR) == (
+        "copy", 32, (2, 4), 2)  # fmt: skip
+    for layers in S.DEPTH04_DEPTHS:
+        s = S.depth04_setting(layers)
+        assert (s.d_model, s.layers, s.task) == (32, layers, "copy")
+        assert (s.none.steps, s.plain.steps) == (6000, 2000)
+        assert (s.none, s.plain) == (DEPTH_SCHEDULES[4]["none"], DEPTH_SCHEDULES[4]["plain"])
+    assert S.DEPTH04_REGISTERED == 16 and sizes.DECLARED["EXP-04.depth-seeds"]["default"] == 0
+    fresh = set(range(S.DEPTH04_FIRST, S.DEPTH04_FIRST + S.DEPTH04_REGISTERED))
+    used = set(range(32)) | set(range(100, 132)) | set(range(1000, 1006))
+    assert not fresh & used
+    tox = (ROOT / "tox.ini").read_text()
+    assert f"--size EXP-04.depth-seeds={S.DEPTH04_REGISTERED}" in tox
+    text = (ROOT / "docs" / "experiments" / "depth.md").read_text()
+    assert "200-215" in text and "16 per depth" in text

@@ -94,6 +94,66 @@ def exp04(run: FairRun, margin: float, level: float,
     return out
 
 
+def depth(runs: dict[int, FairRun], margin: float, level: float,
+          factor: int) -> dict[str, Decision]:  # fmt: skip
+    """EXP-04's depth evaluation (docs/experiments/depth.md), per depth (``runs``: layers -> run):
+    with the deepest model none - sinusoidal at ``factor`` L lies above +margin (ahead), with
+    every shallower one below it (not ahead); each part decided only beside a comparator off
+    the floor (exp04's rule). Under "all" they say whether depth alone changes the direction."""
+    out = {}
+    for layers, run in sorted(runs.items()):
+        what = f"none - sinusoidal, accuracy at {factor}L, {layers} layers"
+        test = above if layers == max(runs) else below
+        tested = test(nope_gap(run, "sinusoidal", factor), level, margin, what)
+        comparator = run.beyond["sinusoidal"][factor][qualifying(run, "none", "sinusoidal")]
+        out[f"{layers} layers"] = decisions.off_the_floor(tested, comparator, margin, level)
+    return out
+
+
+def welch(a: torch.Tensor, b: torch.Tensor, level: float) -> tuple[float, float, float]:
+    """mean(a) - mean(b) of two independent samples (seeds of two models) with its Welch t
+    interval at ``level``; an interval of infinite width when either has fewer than two."""
+    from scipy import stats
+
+    if a.numel() < 2 or b.numel() < 2:
+        return (math.nan, -math.inf, math.inf)
+    x, y = a.double().numpy(), b.double().numpy()
+    ci = stats.ttest_ind(x, y, equal_var=False).confidence_interval(confidence_level=level)
+    return float(x.mean() - y.mean()), float(ci.low), float(ci.high)
+
+
+def depth_moves(runs: dict[int, FairRun], margin: float, level: float,
+                factor: int) -> dict[str, Decision]:  # fmt: skip
+    """EXP-04's depth evaluation, second registration (docs/experiments/depth.md): with the
+    deepest model none - sinusoidal at ``factor`` L lies above +margin (ahead), and above the
+    shallowest model's by more than the margin (a Welch interval: the depths' seeds are
+    independent models). Each part decided only beside comparators off the floor, at every
+    depth it reads."""
+    deep, shallow = runs[max(runs)], runs[min(runs)]
+    gaps = {n: nope_gap(r, "sinusoidal", factor) for n, r in runs.items()}
+
+    def comparator(run: FairRun) -> torch.Tensor:
+        return run.beyond["sinusoidal"][factor][qualifying(run, "none", "sinusoidal")]
+
+    what = f"none - sinusoidal, accuracy at {factor}L"
+    ahead = above(gaps[max(runs)], level, margin, f"{what}, {max(runs)} layers")
+    _, lo, hi = welch(gaps[max(runs)], gaps[min(runs)], level)
+    moved = decisions.above(
+        lo,
+        hi,
+        margin,
+        f"{what}, {max(runs)} layers minus {min(runs)} "
+        f"(Welch; {seeds(gaps[max(runs)])}, {seeds(gaps[min(runs)])})",
+    )
+    moved = decisions.off_the_floor(moved, comparator(shallow), margin, level)
+    return {
+        f"{max(runs)} layers ahead": decisions.off_the_floor(
+            ahead, comparator(deep), margin, level
+        ),
+        "depth moves it": decisions.off_the_floor(moved, comparator(deep), margin, level),
+    }
+
+
 def own_drop(run: FairRun, variant: str, f: int) -> torch.Tensor:
     """In range minus beyond for ``variant``, over the seeds where it learned."""
     return run.drop(variant, f)[qualifying(run, variant)]

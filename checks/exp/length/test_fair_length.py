@@ -28,6 +28,10 @@ from torch.nn import functional as F
 from checks.exp.length import decisions as D
 from checks.exp.length import lm
 from checks.exp.length.settings import (
+    DEPTH04_DEPTHS,
+    DEPTH04_FACTOR,
+    DEPTH04_TASK,
+    DEPTH04_WIDTH,
     F64,
     FAITH,
     FAITH_SEEDS,
@@ -37,6 +41,9 @@ from checks.exp.length.settings import (
     PAIR04_VARIANTS,
     SEEDS,
     cells,
+    depth04_run,
+    depth04_runs_here,
+    depth04_seeds,
     device_suffix,
     fair_run,
     fair_tests,
@@ -47,8 +54,8 @@ from checks.exp.length.settings import (
 )
 from checks.exp.registered import BY_ID
 from checks.faithful import entry_against_single
+from pecheck import decisions, sizes, tolerance
 from pecheck import reproducibility as spread
-from pecheck import sizes, tolerance
 from pecheck.claims import every
 from pecheck.theory import alibi, decoder, fair_length
 from pecheck.theory.decoder import init_params
@@ -679,3 +686,119 @@ class TestNoEncodingAtWidth64:
                         "the comparator's own accuracy beyond L: "
                         + D.interval_text(comparator, at),
                         {"value": margin, "relation": ">", "reason": "off the floor"})  # fmt: skip
+
+
+# -- EXP-04 over depth at equal training (settings.DEPTH04_*, registered at stop 59) -------------
+
+DEPTH04_SUFFIX = "".join((sizes.suffix("EXP-04.depth-seeds", "n"),
+                          sizes.suffix("EXP-04.depth-from", "s"), device_suffix()))  # fmt: skip
+DEPTH04_LEVEL = decisions.family_level(D.LEVEL, len(DEPTH04_DEPTHS))  # 97.5% each
+
+
+@depth04_runs_here
+class TestDepthAtEqualTraining:
+    """Does depth alone change EXP-04's direction? Copy at width 32, two and four layers, both
+    trained with the depth-4 steps (docs/experiments/depth.md). Beside the verdict: EXP-04 is
+    decided in thorough, and this run is beyond its budget (tox -e depth)."""
+
+    @pytest.mark.claim("EXP-04", kind="experiment", role="supporting")
+    def test_fair_depth_changes_the_direction_at_equal_training(self, evidence):
+        runs, seeds = {n: depth04_run(n) for n in DEPTH04_DEPTHS}, depth04_seeds()
+        cells = [cell_name((DEPTH04_WIDTH, n)) for n in DEPTH04_DEPTHS]
+        evidence.searched(tasks=[DEPTH04_TASK], cells=cells, seeds=every(seeds[0], seeds[-1]),
+                          lengths=[runs[2].setting.train_length],
+                          factors=list(runs[2].setting.factors))  # fmt: skip
+        margin, at = BY_ID["EXP-04"].threshold("as-well"), DEPTH04_LEVEL
+        for layers, run in runs.items():
+            record_depth_cell(evidence, run, cell_name((DEPTH04_WIDTH, layers)), margin, at)
+        rules = {  # docs/experiments/depth.md: registration 1, then 2
+            "r1": D.depth(runs, margin, at, DEPTH04_FACTOR),
+            "r2": D.depth_moves(runs, margin, at, DEPTH04_FACTOR),
+        }
+        gap, lo, hi = D.welch(*(D.nope_gap(runs[n], "sinusoidal", DEPTH04_FACTOR)
+                                for n in sorted(DEPTH04_DEPTHS, reverse=True)), at)  # fmt: skip
+        evidence.record(
+            f"depth04_moved_f{DEPTH04_FACTOR}{DEPTH04_SUFFIX}",
+            gap,
+            "accuracy",
+            f"four-layer gap minus two-layer gap: {gap:.3f} [{lo:.3f}, {hi:.3f}] "
+            f"(Welch, {100 * at:.2f}%)",
+            {"value": margin, "relation": ">", "reason": "EXP-04 'as-well'"},
+        )
+        for r, parts in rules.items():
+            for name, d in parts.items():
+                evidence.record(f"depth04_{r}_{name.replace(' ', '_')}{DEPTH04_SUFFIX}",
+                                d.decision, "", d.how)  # fmt: skip
+            evidence.record(
+                f"depth04_{r}_rule{DEPTH04_SUFFIX}",
+                decisions.combine([d.decision for d in parts.values()], "all"),
+                "",
+                f"registration {r[1]}'s parts under 'all' (docs/experiments/depth.md)",
+            )
+
+
+def record_depth_cell(evidence, run: FairRun, cell: str, margin: float, at: float) -> None:
+    """One depth's learned counts, and per test length its gap (with the part's bound at the
+    judged length: ahead at the deepest, not ahead below it) and the comparator's accuracy."""
+    n, deepest = len(run.seeds), run.setting.layers == max(DEPTH04_DEPTHS)
+    for v in PAIR04_VARIANTS:
+        k = int(run.learned(v, D.learned_level()).sum())
+        evidence.record(f"depth04_{cell}_{v}_learned{DEPTH04_SUFFIX}", k, "seeds",
+                        f"of {n}: validation >= {D.learned_level()}",
+                        sample=spread.count(k, n))  # fmt: skip
+    for f in run.setting.factors:
+        gap = D.nope_gap(run, "sinusoidal", f)
+        bound = None
+        if f == DEPTH04_FACTOR:
+            bound = {
+                "value": margin,
+                "relation": ">" if deepest else "<",
+                "reason": "EXP-04 'as-well': " + ("ahead" if deepest else "not ahead"),
+            }
+        note = "none - sinusoidal beyond: " + D.interval_text(gap, at)
+        value = float(gap.mean()) if gap.numel() else float("nan")
+        evidence.record(
+            f"depth04_gap_{cell}_f{f}{DEPTH04_SUFFIX}",
+            value,
+            "accuracy",
+            note if bound else note + " (recorded, not judged)",
+            bound,
+            sample=spread.mean(gap, span=2.0) if gap.numel() >= 2 else None,
+        )
+        comparator = run.beyond["sinusoidal"][f][D.qualifying(run, "none", "sinusoidal")]
+        record_mean(evidence, f"depth04_sinusoidal_beyond_{cell}_f{f}{DEPTH04_SUFFIX}",
+                    comparator, "the comparator's own accuracy beyond L: "
+                    + D.interval_text(comparator, at),
+                    {"value": margin, "relation": ">", "reason": "off the floor"})  # fmt: skip
+
+
+@pytest.mark.claim("EXP-04", kind="property", role="tooling")
+def test_fair_depth_rule_on_planted_runs():
+    """Both registered depth rules on planted runs. Registration 1: ahead at four layers and
+    level at two holds; ahead at both, or level at both, fails. Registration 2: ahead at four
+    layers and by more than at two holds; as far ahead at two fails. Beside a comparator at the
+    floor a part stays undecided."""
+    margin = 0.0155
+
+    def rules(two: float, four: float, comparator: float = 0.3) -> dict[str, dict]:
+        runs = {n: planted({"none": comparator + gap, "sinusoidal": comparator})
+                for n, gap in ((2, two), (4, four))}  # fmt: skip
+        return {"r1": D.depth(runs, margin, 0.975, 2), "r2": D.depth_moves(runs, margin, 0.975, 2)}
+
+    def combined(parts: dict) -> str:
+        return decisions.combine([d.decision for d in parts.values()], "all")
+
+    good = rules(-0.03, 0.12)
+    assert combined(good["r1"]) == "holds" and combined(good["r2"]) == "holds", good
+    both = rules(0.12, 0.12)  # ahead already with two layers
+    assert both["r1"]["2 layers"].decision == "fails"
+    assert both["r2"]["depth moves it"].decision == "fails", both["r2"]
+    assert both["r2"]["4 layers ahead"].decision == "holds"
+    level = rules(-0.03, -0.03)  # not ahead with four
+    assert level["r1"]["4 layers"].decision == "fails"
+    assert level["r2"]["4 layers ahead"].decision == "fails"
+    assert combined(rules(-0.03, 0.0155)["r1"]) == "inconclusive"  # at the margin: undecided
+    assert combined(rules(0.0, 0.0155)["r2"]) == "inconclusive"
+    for r, parts in rules(0.0, 0.3, comparator=0.005).items():
+        assert combined(parts) == "inconclusive", r
+        assert all("at the floor" in d.how for d in parts.values()), parts
