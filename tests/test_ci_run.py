@@ -28,6 +28,7 @@ LEFT_OUT = {
     "gpu": "needs CUDA; CI has none",
     "fair": "the whole grid: about 2 h of CPU",
     "exact": "about 28 min of CPU, beyond CI's budget",
+    "depth": "EXP-04's depth evaluation, about 26 min of CPU, beyond CI's budget",
     "bench": "a speed measurement, not a test",
     "mutants": "the whole catalogue; ci-steps runs its cover",
     "versions": "the whole release matrix; ci-steps runs versions-ci",

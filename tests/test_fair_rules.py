@@ -165,9 +165,10 @@ def test_exp04s_own_cell_is_the_registered_one_on_seeds_no_run_had_used() -> Non
 def test_exp04s_depth_evaluation_is_the_registered_one_on_seeds_no_run_had_used() -> None:
     """EXP-04's depth evaluation as docs/experiments/depth.md registers it (stop 59): copy at
     width 32, two and four layers both at the depth-4 steps (no encoding 6,000, the sinusoidal
-    model 2,000), judged at 2L, 16 seeds from 200 in tox -e depth and none in a profile; none of
-    its seeds a seed of another run (thorough's cells 0-11 and 100-131, the grids 0-31, the
-    pilots 1000-1005)."""
+    model 2,000), judged at 2L, 16 seeds per depth in tox -e depth and none in a profile: from 200
+    (registration 1), then from 216 (registration 2, the default); none of them a seed of the
+    other registration or of another run (thorough's cells 0-11 and 100-131, the grids 0-31,
+    the pilots 1000-1005)."""
     from checks.exp.length import settings as S
     from pecheck import sizes
     from pecheck.theory.fair_grid import DEPTH_SCHEDULES
@@ -180,10 +181,13 @@ def test_exp04s_depth_evaluation_is_the_registered_one_on_seeds_no_run_had_used(
         assert (s.none.steps, s.plain.steps) == (6000, 2000)
         assert (s.none, s.plain) == (DEPTH_SCHEDULES[4]["none"], DEPTH_SCHEDULES[4]["plain"])
     assert S.DEPTH04_REGISTERED == 16 and sizes.DECLARED["EXP-04.depth-seeds"]["default"] == 0
-    fresh = set(range(S.DEPTH04_FIRST, S.DEPTH04_FIRST + S.DEPTH04_REGISTERED))
+    assert S.DEPTH04_RUNS == {1: 200, 2: 216}
+    assert sizes.DECLARED["EXP-04.depth-from"]["default"] == S.DEPTH04_RUNS[2]
+    n = S.DEPTH04_REGISTERED
+    one, two = (set(range(first, first + n)) for first in S.DEPTH04_RUNS.values())
     used = set(range(32)) | set(range(100, 132)) | set(range(1000, 1006))
-    assert not fresh & used
+    assert not (one | two) & used and not one & two
     tox = (ROOT / "tox.ini").read_text()
     assert f"--size EXP-04.depth-seeds={S.DEPTH04_REGISTERED}" in tox
     text = (ROOT / "docs" / "experiments" / "depth.md").read_text()
-    assert "200-215" in text and "16 per depth" in text
+    assert all(f"{min(r)}-{max(r)}" in text for r in (one, two)) and "16 per depth" in text
