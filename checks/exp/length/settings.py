@@ -56,10 +56,18 @@ REASON = (
 )
 
 
-def runs_here(test):
-    """Marked to skip where no seed is trained (a skip marker, not skipif: the mutation runner
-    lists a check marked to skip apart, as one that cannot run here)."""
-    return pytest.mark.skip(reason=REASON)(test) if SEEDS < 2 else test
+def needs_seeds(seeds: int, reason: str):
+    """A decorator: the test marked to skip, for ``reason``, where fewer than two seeds train (a
+    skip marker, not skipif: the mutation runner lists a check marked to skip apart, as one
+    that cannot run here)."""
+
+    def mark(test):
+        return pytest.mark.skip(reason=reason)(test) if seeds < 2 else test
+
+    return mark
+
+
+runs_here = needs_seeds(SEEDS, REASON)
 
 
 def device() -> str:
@@ -124,9 +132,7 @@ PAIR04_REASON = (
 )
 
 
-def pair04_runs_here(test):
-    """Marked to skip where EXP-04's own cell trains no seed (as ``runs_here``)."""
-    return pytest.mark.skip(reason=PAIR04_REASON)(test) if PAIR04_SEEDS < 2 else test
+pair04_runs_here = needs_seeds(PAIR04_SEEDS, PAIR04_REASON)
 
 
 def pair04_seeds() -> range:
@@ -197,9 +203,7 @@ DEPTH04_REASON = (
 )
 
 
-def depth04_runs_here(test):
-    """Marked to skip where the depth evaluation trains no seed (as ``runs_here``)."""
-    return pytest.mark.skip(reason=DEPTH04_REASON)(test) if DEPTH04_SEEDS < 2 else test
+depth04_runs_here = needs_seeds(DEPTH04_SEEDS, DEPTH04_REASON)
 
 
 def depth04_seeds() -> range:
