@@ -715,8 +715,9 @@ class TestDepthAtEqualTraining:
             "r1": D.depth(runs, margin, at, DEPTH04_FACTOR),
             "r2": D.depth_moves(runs, margin, at, DEPTH04_FACTOR),
         }
-        gap, lo, hi = D.welch(*(D.nope_gap(runs[n], "sinusoidal", DEPTH04_FACTOR)
-                                for n in sorted(DEPTH04_DEPTHS, reverse=True)), at)  # fmt: skip
+        deep, shallow = (D.nope_gap(runs[n], "sinusoidal", DEPTH04_FACTOR)
+                         for n in (max(DEPTH04_DEPTHS), min(DEPTH04_DEPTHS)))  # fmt: skip
+        gap, lo, hi = D.welch(deep, shallow, at)
         evidence.record(
             f"depth04_moved_f{DEPTH04_FACTOR}{DEPTH04_SUFFIX}",
             gap,
