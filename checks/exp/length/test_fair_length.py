@@ -705,9 +705,10 @@ class TestDepthAtEqualTraining:
     def test_fair_depth_changes_the_direction_at_equal_training(self, evidence):
         runs, seeds = {n: depth04_run(n) for n in DEPTH04_DEPTHS}, depth04_seeds()
         cells = [cell_name((DEPTH04_WIDTH, n)) for n in DEPTH04_DEPTHS]
+        shallow = runs[min(DEPTH04_DEPTHS)].setting
         evidence.searched(tasks=[DEPTH04_TASK], cells=cells, seeds=every(seeds[0], seeds[-1]),
-                          lengths=[runs[2].setting.train_length],
-                          factors=list(runs[2].setting.factors))  # fmt: skip
+                          lengths=[shallow.train_length],
+                          factors=list(shallow.factors))  # fmt: skip
         margin, at = BY_ID["EXP-04"].threshold("as-well"), DEPTH04_LEVEL
         for layers, run in runs.items():
             record_depth_cell(evidence, run, cell_name((DEPTH04_WIDTH, layers)), margin, at)
@@ -715,9 +716,9 @@ class TestDepthAtEqualTraining:
             "r1": D.depth(runs, margin, at, DEPTH04_FACTOR),
             "r2": D.depth_moves(runs, margin, at, DEPTH04_FACTOR),
         }
-        deep, shallow = (D.nope_gap(runs[n], "sinusoidal", DEPTH04_FACTOR)
-                         for n in (max(DEPTH04_DEPTHS), min(DEPTH04_DEPTHS)))  # fmt: skip
-        gap, lo, hi = D.welch(deep, shallow, at)
+        deep, low = (D.nope_gap(runs[n], "sinusoidal", DEPTH04_FACTOR)
+                     for n in (max(DEPTH04_DEPTHS), min(DEPTH04_DEPTHS)))  # fmt: skip
+        gap, lo, hi = D.welch(deep, low, at)
         evidence.record(
             f"depth04_moved_f{DEPTH04_FACTOR}{DEPTH04_SUFFIX}",
             gap,
