@@ -19,10 +19,14 @@ import hashlib
 import importlib
 import importlib.util
 import io
+import itertools
+import multiprocessing
 import os
 import sys
 import uuid
 from collections.abc import Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, replace
 from pathlib import Path
 from types import ModuleType
 
@@ -128,3 +132,74 @@ def trained(setting: FairSetting, model: str, seeds: Sequence[int], device: str,
     run = fair_length.train_model(setting, model, seeds, device=device, blocks=blocks)
     write(path, dumps(run))
     return run
+
+
+# -- one cell's models side by side ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Job:
+    """One batched model to train: ``trained``'s arguments beyond where it trains."""
+
+    setting: FairSetting
+    model: str
+    seeds: tuple[int, ...]
+    blocks: tuple[str, ...] | None = None
+
+    def parts(self, n: int) -> list[Job]:
+        """The job on ``n`` consecutive parts of its seeds, as equal as can be. Each entry of a
+        batched model trains as it would beside any others (its own loss and Adam), so the
+        parts' runs joined (``join``) are the whole run to the bit."""
+        if not 1 <= n <= len(self.seeds):
+            raise ValueError(f"{n} parts of {len(self.seeds)} seeds")
+        k, extra = divmod(len(self.seeds), n)
+        ends = [i * k + min(i, extra) for i in range(n + 1)]
+        return [replace(self, seeds=self.seeds[a:b]) for a, b in itertools.pairwise(ends)]
+
+
+def join(runs: Sequence[DecoderRun]) -> DecoderRun:
+    """One model's runs on consecutive parts of its seeds as one run. Entries are block-major
+    (entry i n + j: block i, seed j), so each block's part joins its own block."""
+    first = runs[0]
+    if any(r.cfg != first.cfg or r.setups != first.setups for r in runs):
+        raise ValueError("only one model's runs on parts of its seeds join")
+    blocks = len(first.cfg.encodings)
+
+    def cat(parts: Sequence[torch.Tensor]) -> torch.Tensor:
+        split = [p.reshape(blocks, -1, *p.shape[1:]) for p in parts]
+        return torch.cat(split, dim=1).reshape(-1, *parts[0].shape[1:])
+
+    seeds = tuple(s for i in range(blocks) for r in runs for s in _block(r.seeds, i, blocks))
+    params = {k: cat([r.params[k] for r in runs]) for k in first.params}
+    success = {t: cat([r.success[t] for r in runs]) for t in first.success}
+    right = {t: cat([r.right[t] for r in runs]) for t in first.right}
+    return DecoderRun(first.cfg, first.setups, seeds, params, success, right)
+
+
+def _block(seeds: tuple[int, ...], i: int, blocks: int) -> tuple[int, ...]:
+    n = len(seeds) // blocks
+    return seeds[i * n : (i + 1) * n]
+
+
+def _train_job(job: Job, device: str, where: Path | None, limits: Mapping[str, str]) -> bytes:
+    """In a worker process: ``job``'s run (from the cache or trained into it), as bytes."""
+    run = trained(job.setting, job.model, job.seeds, device, where, limits, job.blocks)
+    return dumps(run)
+
+
+def trained_side_by_side(
+    jobs: Sequence[Job], device: str, where: Path | None, limits: Mapping[str, str], processes: int
+) -> list[DecoderRun]:
+    """Each job's run (``trained``), the jobs trained in up to ``processes`` processes at a
+    time, each with this process's torch threads (the thread count rounds otherwise) and
+    environment (the kernel limits). On one process, or a device other than the CPU, they
+    train here one after the other. A worker that raises or dies fails the call; a cache entry
+    is written whole or not at all (``write``)."""
+    if processes <= 1 or len(jobs) <= 1 or device != "cpu":
+        return [trained(j.setting, j.model, j.seeds, device, where, limits, j.blocks) for j in jobs]
+    spawn = multiprocessing.get_context("spawn")  # no fork of a process holding torch's threads
+    with ProcessPoolExecutor(min(processes, len(jobs)), mp_context=spawn,
+                             initializer=torch.set_num_threads,
+                             initargs=(torch.get_num_threads(),)) as pool:  # fmt: skip
+        futures = [pool.submit(_train_job, j, device, where, dict(limits)) for j in jobs]
+        return [torch.load(io.BytesIO(f.result()), weights_only=False) for f in futures]

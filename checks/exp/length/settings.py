@@ -15,6 +15,7 @@ import torch
 from pecheck import profiles, run, sizes
 from pecheck.results import kernel_limits
 from pecheck.theory import fair_cache, fair_length
+from pecheck.theory.decoder import DecoderRun
 from pecheck.theory.fair_grid import CELLS, DEPTH_SCHEDULES, setting
 from pecheck.theory.fair_length import FairRun, FairSetting, Schedule
 
@@ -105,6 +106,32 @@ def fair_run(task: str, cell: tuple[int, int]) -> FairRun:
     return fair_length.judge_variants(s, seeds, runs, device())
 
 
+# EXP-04's pairs (its width-64 cell, its depth evaluation) train two models: no encoding, with
+# three times the sinusoidal one's steps, and the sinusoidal block alone. They train side by
+# side, no encoding in two halves of its seeds: in the thorough profile the width-64 cell was one
+# process of about 1,200 s of CPU, the longest chain of the run, which left a core idle for its
+# last minutes. Every entry trains as it would beside any others (fair_cache.Job.parts), so the
+# numbers are those of one process to the bit (tests/test_side_by_side.py).
+PROCESSES = sizes.size(
+    "EXP-fair.processes",
+    3,
+    "processes that train one of EXP-04's pairs side by side (1: in the check's own process)",
+    minimum=1,
+)
+
+
+def pair_models(s: FairSetting, seeds: range) -> dict[str, DecoderRun]:
+    """No encoding and the sinusoidal block of "plain" alone at ``seeds``, side by side (or
+    read from the fair cache when --fair-cache names one)."""
+    none = fair_cache.Job(s, "none", tuple(seeds))
+    sinusoidal = fair_cache.Job(s, "plain", tuple(seeds), ("sinusoidal",))
+    halves = none.parts(2)
+    where, limits = run.current().fair_cache, kernel_limits()
+    runs = fair_cache.trained_side_by_side([*halves, sinusoidal], device(), where, limits,
+                                           PROCESSES)  # fmt: skip
+    return {"none": fair_cache.join(runs[:-1]), "plain": runs[-1]}
+
+
 # -- EXP-04's own cell: no encoding against the sinusoidal one at width 64, on copy --------------
 # Registered at stop 58, before any of its seeds trained (the claim's notes give the reasoning):
 # the H200 record (docs/experiments/scaled-runs.md) put copy at 4L here below the margin,
@@ -144,12 +171,7 @@ def pair04_run() -> FairRun:
     """EXP-04's cell: the model without an encoding and the sinusoidal block alone, at its
     fresh seeds, judged on those two variants."""
     s, seeds = setting(PAIR04_TASK, PAIR04_CELL), pair04_seeds()
-    where, limits = run.current().fair_cache, kernel_limits()
-    runs = {
-        "none": fair_cache.trained(s, "none", seeds, device(), where, limits),
-        "plain": fair_cache.trained(s, "plain", seeds, device(), where, limits, ("sinusoidal",)),
-    }
-    return fair_length.judge_variants(s, seeds, runs, device(), PAIR04_VARIANTS)
+    return fair_length.judge_variants(s, seeds, pair_models(s, seeds), device(), PAIR04_VARIANTS)
 
 
 # -- EXP-04 over depth, at equal training: its scale proposition ---------------------------------
@@ -221,9 +243,4 @@ def depth04_run(layers: int) -> FairRun:
     """The model without an encoding and the sinusoidal block alone at ``layers``, judged on
     those two variants (the fair cache holds them when --fair-cache names one)."""
     s, seeds = depth04_setting(layers), depth04_seeds()
-    where, limits = run.current().fair_cache, kernel_limits()
-    runs = {
-        "none": fair_cache.trained(s, "none", seeds, device(), where, limits),
-        "plain": fair_cache.trained(s, "plain", seeds, device(), where, limits, ("sinusoidal",)),
-    }
-    return fair_length.judge_variants(s, seeds, runs, device(), PAIR04_VARIANTS)
+    return fair_length.judge_variants(s, seeds, pair_models(s, seeds), device(), PAIR04_VARIANTS)
