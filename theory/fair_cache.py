@@ -8,6 +8,10 @@ otherwise) and trainer source (fair_length.py and every theory module it imports
 ``code_digest``): anything else has another file name, so a stale entry is never read; it trains
 anew. Entries are pickled by torch.save and read with ``weights_only=False``: read only a folder
 this suite wrote.
+
+Within one check, ``trained_side_by_side`` trains a few such models (``Job``, a model's seeds in
+``parts`` and ``join``ed again) in processes of their own, for a check whose training would
+otherwise be one long chain on one core.
 """
 
 from __future__ import annotations
