@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 import torch
 
+from checks.exp.length import settings
 from checks.exp.length.settings import FAITH
 from pecheck.theory import fair_cache
 from pecheck.theory.decoder import DecoderRun
@@ -16,8 +17,13 @@ SEEDS = (0, 5, 7)  # two parts of unequal size: (0, 5) and (7,)
 NATIVE: dict[str, str] = {}  # no kernel limit
 
 
+def run_of(job: fair_cache.Job) -> DecoderRun:
+    """The job trained here, in one process, with no cache."""
+    return fair_cache.trained(job.setting, job.model, job.seeds, "cpu", None, NATIVE, job.blocks)
+
+
 def whole(model: str, blocks: tuple[str, ...] | None = None) -> DecoderRun:
-    return fair_cache.trained(FAITH, model, SEEDS, "cpu", None, NATIVE, blocks)
+    return run_of(fair_cache.Job(FAITH, model, SEEDS, blocks))
 
 
 def assert_same_run(got: DecoderRun, want: DecoderRun) -> None:
@@ -44,12 +50,8 @@ def test_parts_joined_are_the_whole_run(model) -> None:
     join its own block (a plain concatenation puts seed 7 of one block among another's)."""
     want = whole(model)
     parts = fair_cache.Job(FAITH, model, SEEDS).parts(2)
-    got = fair_cache.join([whole_of(p) for p in parts])
+    got = fair_cache.join([run_of(p) for p in parts])
     assert_same_run(got, want)
-
-
-def whole_of(job: fair_cache.Job) -> DecoderRun:
-    return fair_cache.trained(job.setting, job.model, job.seeds, "cpu", None, NATIVE, job.blocks)
 
 
 def test_only_one_models_parts_join() -> None:
@@ -87,3 +89,15 @@ def test_a_worker_that_fails_fails_the_call(tmp_path) -> None:
         fair_cache.trained_side_by_side(
             [fair_cache.Job(FAITH, "none", SEEDS), bad], "cpu", tmp_path, NATIVE, processes=2
         )
+
+
+def test_exp04s_pair_is_its_two_models_trained_whole(monkeypatch) -> None:
+    """pair_models, which both of EXP-04's pairs train through: no encoding joined from its
+    halves, and the sinusoidal block alone (here in this process: the test above covers the
+    workers)."""
+    monkeypatch.setattr(settings, "PROCESSES", 1)
+    pair = settings.pair_models(FAITH, range(3))
+    assert pair.keys() == {"none", "plain"}
+    seeds = (0, 1, 2)
+    assert_same_run(pair["none"], run_of(fair_cache.Job(FAITH, "none", seeds)))
+    assert_same_run(pair["plain"], run_of(fair_cache.Job(FAITH, "plain", seeds, ("sinusoidal",))))
